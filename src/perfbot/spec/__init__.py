@@ -1,0 +1,184 @@
+"""The guide as data: ``columns.yaml`` loaded once into typed, read-only objects.
+
+Rules never spell a column name in their logic; they ask the :class:`Spec` what a header cell
+means (:meth:`Schema.resolve`), which columns are required, and in which order they go.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import Literal
+
+import yaml
+
+How = Literal["exact", "case", "alias", "unit", "unknown"]
+
+
+def header_key(text: str) -> str:
+    """How header cells are compared: case-, emphasis- and space-insensitive."""
+    t = text.strip()
+    for mark in ("**", "__", "`"):
+        if t.startswith(mark) and t.endswith(mark) and len(t) > 2 * len(mark):
+            t = t[len(mark) : -len(mark)]
+    return re.sub(r"\s+", " ", t).strip().lower()
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    aliases: tuple[str, ...] = ()
+    form: str = "any"
+    required: str | None = None  # "all" | "inference" | None
+    unit_variants: tuple[tuple[str, float], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """What one header cell means: a known column (how it was written) or an unknown one."""
+
+    index: int
+    text: str
+    column: Column | None
+    how: How
+    scale: float = 1.0  # value * scale = value in the canonical unit (ms/step -> s/step: 0.001)
+    unit: str | None = None  # the unit variant's header, e.g. "ms/step"
+
+    @property
+    def name(self) -> str | None:
+        return self.column.name if self.column else None
+
+
+@dataclass(slots=True)
+class Schema:
+    kind: str
+    columns: dict[str, Column]
+    _lookup: dict[str, tuple[Column, How, float, str | None]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._lookup = {}
+        for c in self.columns.values():
+            self._add(c)
+
+    def _add(self, c: Column) -> None:
+        # Unit variants and aliases never shadow a canonical name.
+        for unit, scale in c.unit_variants:
+            self._lookup.setdefault(header_key(unit), (c, "unit", scale, unit))
+        for a in c.aliases:
+            self._lookup.setdefault(header_key(a), (c, "alias", 1.0, None))
+        self._lookup[header_key(c.name)] = (c, "exact", 1.0, None)
+
+    def resolve(self, index: int, text: str) -> Resolved:
+        hit = self._lookup.get(header_key(text))
+        if hit is None:
+            return Resolved(index, text, None, "unknown")
+        col, how, scale, unit = hit
+        if how == "exact" and text.strip() != col.name:
+            how = "case"
+        return Resolved(index, text, col, how, scale, unit)
+
+    def resolve_header(self, texts: list[str]) -> list[Resolved]:
+        return [self.resolve(i, t) for i, t in enumerate(texts)]
+
+    def with_columns(self, extra: list[Column], aliases: dict[str, list[str]]) -> Schema:
+        cols = dict(self.columns)
+        for c in extra:
+            cols[c.name] = c
+        for name, al in aliases.items():
+            base = cols.get(name) or Column(name)
+            cols[name] = Column(base.name, base.aliases + tuple(al), base.form, base.required,
+                                base.unit_variants)
+        return Schema(self.kind, cols)
+
+
+@dataclass(slots=True)
+class Spec:
+    requirements: Schema
+    performance: Schema
+    order: dict[str, tuple[str, ...]]
+    signature: frozenset[str]
+    inference_columns: frozenset[str]
+    inference_headings: re.Pattern[str]
+    sections: dict[str, re.Pattern[str]]
+
+    @property
+    def requirements_order(self) -> tuple[str, ...]:
+        return tuple(self.requirements.columns)
+
+    def required(self, inference: bool) -> list[str]:
+        want = {"all", "inference"} if inference else {"all"}
+        return [c.name for c in self.performance.columns.values() if c.required in want]
+
+    def expected_order(self, names: list[str | None], inference: bool) -> list[int]:
+        """Indices of ``names`` (canonical names, None = unknown) in the guide's order.
+
+        Head columns first, then the optional ones (unknown included) in their present order,
+        then the training or inference tail, then recipe and weight.
+        """
+        head = self.order["head"]
+        tail = self.order["inference_tail" if inference else "training_tail"]
+        last = self.order["last"]
+
+        def key(i: int) -> tuple[int, int]:
+            n = names[i]
+            if n in head:
+                return 0, head.index(n)
+            if n in tail:
+                return 2, tail.index(n)
+            if n in last:
+                return 3, last.index(n)
+            return 1, i
+
+        return sorted(range(len(names)), key=key)
+
+    def with_config(self, extra: list[Column], aliases: dict[str, list[str]]) -> Spec:
+        if not extra and not aliases:
+            return self
+        req_aliases = {k: v for k, v in aliases.items() if k in self.requirements.columns}
+        perf_aliases = {k: v for k, v in aliases.items() if k not in self.requirements.columns}
+        return Spec(
+            self.requirements.with_columns([], req_aliases),
+            self.performance.with_columns(extra, perf_aliases),
+            self.order,
+            self.signature,
+            self.inference_columns,
+            self.inference_headings,
+            self.sections,
+        )
+
+
+def _columns(items: list[dict]) -> dict[str, Column]:
+    out: dict[str, Column] = {}
+    for it in items:
+        out[it["name"]] = Column(
+            name=it["name"],
+            aliases=tuple(it.get("aliases", ())),
+            form=it.get("form", "any"),
+            required=it.get("required"),
+            unit_variants=tuple((it.get("unit_variants") or {}).items()),
+        )
+    return out
+
+
+def load_yaml(name: str) -> object:
+    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader
+
+
+@cache
+def builtin_spec() -> Spec:
+    data = load_yaml("columns.yaml")
+    assert isinstance(data, dict)
+    perf = data["performance"]
+    return Spec(
+        requirements=Schema("requirements", _columns(data["requirements"]["columns"])),
+        performance=Schema("performance", _columns(perf["columns"])),
+        order={k: tuple(v) for k, v in perf["order"].items()},
+        signature=frozenset(perf["signature"]),
+        inference_columns=frozenset(perf["inference_columns"]),
+        inference_headings=re.compile(perf["inference_headings"]),
+        sections={k: re.compile(v) for k, v in data["sections"].items()},
+    )

@@ -1,0 +1,209 @@
+"""``.perfbot.yml``: what a repository accepts beyond the guide.
+
+Found by walking up from each checked file to the repository root (the folder holding ``.git``),
+like ``.mdformat.toml``. Validated with pydantic; a bad key is a :class:`ConfigError` whose message
+names the file, the key and what is allowed, never a traceback.
+
+```yaml
+paths: ["configs/**/README.md", "examples/*/README.md"]   # which files are model READMEs
+exclude: ["**/README_CN.md"]
+allow:
+  ms_per_step: true        # mindcv / mindyolo write ms/step
+  compile_seconds: true    # graph compile written in seconds (77s)
+columns:                   # the repository's own optional columns
+  - name: acc@top1
+    aliases: [top-1]
+aliases:                   # more spellings of the guide's columns
+  img/s: [imgs/sec]
+matrix:                    # add or override matrix rows
+  - {mindspore: 2.5.0, driver: 24.1.0, firmware: 7.5.0.3.220, cann: 8.0.0.beta1}
+rules:
+  PB203: off               # disable a rule (id or slug)
+  img-s-mismatch: warning  # change a severity
+```
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+CONFIG_NAMES = (".perfbot.yml", ".perfbot.yaml")
+RuleSetting = Literal["error", "warning", "info", "off"]
+
+
+class ConfigError(Exception):
+    """A config file that perfbot cannot use; the message is for the user."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Allow(_Strict):
+    ms_per_step: bool = Field(False, description="accept an `ms/step` column instead of `s/step`")
+    compile_seconds: bool = Field(False, description="accept graph compile in seconds (`77s`)")
+
+
+class ColumnConfig(_Strict):
+    name: str
+    aliases: list[str] = []
+    form: str = "any"
+
+    @field_validator("form")
+    @classmethod
+    def _known_form(cls, v: str) -> str:
+        from .spec.forms import FORMS
+
+        if v not in FORMS:
+            raise ValueError(f"unknown form {v!r}; known: {', '.join(sorted(FORMS))}")
+        return v
+
+
+class MatrixRowConfig(_Strict):
+    mindspore: str
+    driver: str | None = None
+    firmware: str | None = None
+    cann: str | None = None
+
+    @field_validator("mindspore", "driver", "firmware", "cann", mode="before")
+    @classmethod
+    def _str(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, int | float) else v
+
+
+class ReviewConfig(_Strict):
+    filter_mode: Literal["added", "diff_context", "file", "nofilter"] = "diff_context"
+    max_comments: int = Field(50, ge=0)
+
+
+class RerunConfig(_Strict):
+    min_permission: Literal["read", "triage", "write", "maintain", "admin"] = "write"
+    slower_threshold: float = Field(0.05, ge=0)
+    noisy_cv: float = Field(0.05, ge=0)
+    push: bool = False
+
+
+class Config(_Strict):
+    paths: list[str] = []
+    exclude: list[str] = []
+    allow: Allow = Allow()
+    columns: list[ColumnConfig] = []
+    aliases: dict[str, list[str]] = {}
+    matrix: list[MatrixRowConfig] = []
+    rules: dict[str, RuleSetting] = {}
+    review: ReviewConfig = ReviewConfig()
+    rerun: RerunConfig = RerunConfig()
+    benchmarks: list[dict[str, Any]] = []  # validated by perfbot.runner when used
+
+    @field_validator("rules", mode="before")
+    @classmethod
+    def _rules(cls, v: Any) -> Any:
+        if isinstance(v, dict):
+            # YAML reads a bare `off` as False
+            return {k: ("off" if s is False else s) for k, s in v.items()}
+        return v
+
+    @field_validator("rules")
+    @classmethod
+    def _known_rules(cls, v: dict[str, str]) -> dict[str, str]:
+        from .registry import all_rules, get_rule
+
+        all_rules()
+        unknown = [k for k in v if get_rule(k) is None]
+        if unknown:
+            raise ValueError(f"unknown rule {', '.join(map(repr, unknown))} (see `perfbot rules`)")
+        return v
+
+    def setting(self, rule_id: str, slug: str) -> str | None:
+        for key in (rule_id, rule_id.lower(), slug):
+            if key in self.rules:
+                return self.rules[key]
+        return None
+
+    def is_model_readme(self, rel: str) -> bool | None:
+        """True/False when ``paths``/``exclude`` decide; None when the content must (default)."""
+        rel = rel.replace("\\", "/")
+        if any(_glob(rel, p) for p in self.exclude):
+            return False
+        if self.paths:
+            return any(_glob(rel, p) for p in self.paths)
+        return None
+
+
+def _glob(rel: str, pattern: str) -> bool:
+    if fnmatch.fnmatchcase(rel, pattern):
+        return True
+    if pattern.startswith("**/"):
+        return _glob(rel, pattern[3:]) or fnmatch.fnmatchcase(rel.split("/")[-1], pattern[3:])
+    if "/**/" in pattern:
+        a, b = pattern.split("/**/", 1)
+        return _glob(rel, f"{a}/{b}") or fnmatch.fnmatchcase(rel, f"{a}/*/{b}") or (
+            rel.startswith(a + "/") and _glob(rel[len(a) + 1 :], f"**/{b}")
+        )
+    return False
+
+
+def _describe(e: ValidationError) -> str:
+    parts = []
+    for err in e.errors():
+        loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key"
+        parts.append(f"{loc}: {msg}")
+    return "; ".join(parts)
+
+
+def load_config(path: str | Path) -> Config:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read: {e.strerror or e}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: expected a mapping of settings at the top level")
+    try:
+        return Config.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(f"{p}: {_describe(e)}") from None
+
+
+@lru_cache(maxsize=256)
+def find_config_file(directory: Path) -> Path | None:
+    d = directory
+    while True:
+        for name in CONFIG_NAMES:
+            c = d / name
+            if c.is_file():
+                return c
+        if (d / ".git").exists() or d.parent == d:
+            return None
+        d = d.parent
+
+
+@lru_cache(maxsize=64)
+def _cached_load(path: Path) -> Config:
+    return load_config(path)
+
+
+def config_for(file: str | Path, explicit: str | Path | None = None) -> tuple[Config, Path | None]:
+    """The config governing ``file``: ``explicit`` if given, else the nearest ``.perfbot.yml``."""
+    if explicit is not None:
+        p = Path(explicit)
+        return _cached_load(p.resolve()), p
+    found = find_config_file(Path(file).resolve().parent)
+    if found is None:
+        return Config(), None
+    return _cached_load(found), found

@@ -1,0 +1,127 @@
+"""Fixes as edits on line content, applied in one place.
+
+An :class:`Edit` replaces columns ``[start, end)`` of one line's content (the line without its
+ending). ``\\n`` in an edit's text starts a new line, written with the file's own line ending.
+:func:`apply_edits` sorts edits bottom-up and right-to-left, drops duplicates and skips edits that
+overlap one already taken, so no rule needs to know about another's edits; every byte outside the
+edited columns (padding, line endings, BOM, surrounding HTML) is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .source import Source, join_lines, split_lines
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    line: int  # 1-based
+    start: int
+    end: int
+    text: str
+
+    @staticmethod
+    def whole_line(line: int, old: str, new: str) -> Edit:
+        return Edit(line, 0, len(old), new)
+
+    @staticmethod
+    def insert_after(line: int, old: str, new_lines: list[str]) -> Edit:
+        return Edit(line, len(old), len(old), "".join("\n" + x for x in new_lines))
+
+    @staticmethod
+    def insert_before(line: int, new_lines: list[str]) -> Edit:
+        return Edit(line, 0, 0, "".join(x + "\n" for x in new_lines))
+
+
+@dataclass(frozen=True, slots=True)
+class Fix:
+    title: str  # what the fix does, for a contributor ("Set img/s to 550.54")
+    edits: tuple[Edit, ...]
+
+    @property
+    def start_line(self) -> int:
+        return min(e.line for e in self.edits)
+
+    @property
+    def end_line(self) -> int:
+        return max(e.line for e in self.edits)
+
+
+def _overlaps(a: Edit, b: Edit) -> bool:
+    if a.line != b.line:
+        return False
+    if a.start == a.end == b.start == b.end:
+        return True  # two insertions at one point: keep the first only
+    return a.start < b.end and b.start < a.end or (a.start == a.end and b.start < a.start < b.end)
+
+
+def select_edits(edits: list[Edit]) -> list[Edit]:
+    """Edits that can be applied together: first come, first served; duplicates dropped."""
+    taken: list[Edit] = []
+    for e in edits:
+        if e in taken:
+            continue
+        if any(_overlaps(e, t) or _overlaps(t, e) for t in taken):
+            continue
+        taken.append(e)
+    return taken
+
+
+def select_fixes(fixes: list[Fix]) -> list[Edit]:
+    """Edits of the fixes that can be applied together. A fix is all or nothing: one that
+    overlaps an edit already taken waits for the next pass (the engine re-checks and re-fixes)."""
+    taken: list[Edit] = []
+    for fx in fixes:
+        new = [e for e in fx.edits if e not in taken]
+        if any(_overlaps(e, t) or _overlaps(t, e) for e in new for t in taken):
+            continue
+        taken.extend(select_edits(new))
+    return taken
+
+
+def apply_to_lines(lines: list[str], eols: list[str], edits: list[Edit], newline: str) -> str:
+    """Apply non-overlapping edits to lines; returns the new text."""
+    lines = list(lines)
+    eols = list(eols)
+    for e in sorted(edits, key=lambda e: (e.line, e.start, e.end), reverse=True):
+        i = e.line - 1
+        if not 0 <= i < len(lines):
+            continue
+        old = lines[i]
+        new = old[: e.start] + e.text + old[e.end :]
+        parts = new.split("\n")
+        if len(parts) == 1:
+            lines[i] = new
+            continue
+        last_eol = eols[i]
+        lines[i : i + 1] = parts
+        eols[i : i + 1] = [newline] * (len(parts) - 1) + [last_eol]
+        if not last_eol and parts[-1] == "":
+            # an insertion after the last line of a file with no final newline
+            lines.pop(i + len(parts) - 1)
+            eols.pop(i + len(parts) - 1)
+            eols[i + len(parts) - 2] = ""
+    return join_lines(lines, eols)
+
+
+def apply_edits(src: Source, edits: list[Edit]) -> str:
+    return apply_to_lines(src.lines, src.eols, select_edits(edits), src.newline)
+
+
+def apply_fixes(src: Source, fixes: list[Fix]) -> str:
+    return apply_to_lines(src.lines, src.eols, select_fixes(fixes), src.newline)
+
+
+def replacement(src: Source, fix: Fix) -> tuple[int, int, str]:
+    """The fix as (start_line, end_line, text replacing those whole lines, with line endings)."""
+    start, end = fix.start_line, fix.end_line
+    lines = src.lines[start - 1 : end]
+    eols = src.eols[start - 1 : end]
+    shifted = [Edit(e.line - start + 1, e.start, e.end, e.text) for e in fix.edits]
+    text = apply_to_lines(lines, eols, select_edits(shifted), src.newline)
+    return start, end, text
+
+
+def new_lines_of(text: str) -> list[str]:
+    return split_lines(text)[0]

@@ -1,0 +1,380 @@
+"""Markdown -> :class:`~perfbot.model.Document`, with exact source positions.
+
+mistune 3 finds the block structure (fences, indented code, HTML blocks and comments, headings,
+paragraphs). It gives no positions, so :class:`_SpanParser` records each top-level block's source
+offsets as the block parser produces it. Pipe tables are parsed by perfbot's own block rule
+(:func:`_parse_pipe_table`), registered in the same parser: unlike mistune's table plugin it keeps
+tables whose rows have too many or too few cells (a finding, not a silent paragraph), and gives
+every cell its line and columns.
+
+This module records positions and structure only; it makes no judgement about the guide.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+
+import mistune
+from mistune.block_parser import BlockParser
+from mistune.core import BlockState
+
+from .model import Cell, Document, Heading, HtmlTable, Row, Sentence, Table, TableKind
+from .source import Source
+from .spec import Spec, builtin_spec
+
+# A pipe-table header line followed by a delimiter row (GFM): the delimiter has a '-' and a '|'.
+_TABLE = (
+    r"^ {0,3}(?P<pt_head>[^\n]*\|[^\n]*)\n"
+    r"(?P<pt_delim>[ \t]{0,3}(?=[^\n]*-)(?=[^\n]*\|)[|: \t-]+)(?:\n|$)"
+)
+_DELIM_CELL = re.compile(r"^\s*(:?)-+(:?)\s*$")
+
+
+@dataclass(slots=True)
+class _RawTable:
+    start: int  # offset of the header line
+    end: int  # offset after the last row
+    rows: list[int]  # offsets of each line (header, delimiter, body rows)
+
+
+class _SpanState(BlockState):
+    """BlockState that records the source span of each paragraph it adds."""
+
+    def add_paragraph(self, text: str) -> None:  # noqa: D102
+        last = self.last_token()
+        merged = last is not None and last["type"] == "paragraph"
+        super().add_paragraph(text)
+        tok = self.tokens[-1]
+        if merged and "_span" in tok:
+            tok["_span"] = (tok["_span"][0], self.cursor + len(text))
+        else:
+            tok["_span"] = (self.cursor, self.cursor + len(text))
+
+
+class _SpanParser(BlockParser):
+    """BlockParser hook: every token a rule appends gets ``_span`` = (start, end) offsets."""
+
+    state_cls = _SpanState
+
+    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:  # noqa: D102
+        n = len(state.tokens)
+        start = m.start()
+        end = super().parse_method(m, state)
+        stop = end if end else state.find_line_end_at(start)
+        for tok in state.tokens[n:]:
+            tok.setdefault("_span", (start, stop))
+        return end
+
+
+def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -> int:
+    start = m.start()
+    delim_start = m.start("pt_delim")
+    pos = state.find_line_end_at(delim_start)
+    offsets = [start, delim_start]
+    while pos < state.cursor_max:
+        line_end = state.find_line_end_at(pos)
+        line = state.src[pos:line_end]
+        if not line.strip() or "|" not in line:
+            break
+        offsets.append(pos)
+        pos = line_end
+    state.append_token({"type": "pipe_table", "_raw": _RawTable(start, pos, offsets)})
+    return pos
+
+
+def _make_markdown() -> mistune.Markdown:
+    md = mistune.Markdown(renderer=None, block=_SpanParser())
+    md.block.register("pipe_table", _TABLE, _parse_pipe_table, before="paragraph")
+    return md
+
+
+_MD = _make_markdown()
+
+
+def block_tokens(text: str) -> list[dict]:
+    """Top-level block tokens of ``text`` (``\\n`` line endings), each with ``_span`` offsets."""
+    state = _SpanState()
+    if not text.endswith("\n"):
+        text += "\n"
+    state.process(text)
+    _MD.block.parse(state)
+    return state.tokens
+
+
+def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
+    """Cells of one table line with their columns; ``\\|`` does not split."""
+    n = len(line)
+    i = 0
+    while i < n and line[i] in " \t":
+        i += 1
+    if i < n and line[i] == "|":
+        i += 1
+    bounds: list[tuple[int, int]] = []
+    seg = i
+    j = i
+    while j < n:
+        c = line[j]
+        if c == "\\" and j + 1 < n:
+            j += 2
+            continue
+        if c == "|":
+            bounds.append((seg, j))
+            seg = j + 1
+        j += 1
+    tail = line[seg:]
+    if tail.strip() or not bounds:
+        bounds.append((seg, n))
+    cells = []
+    for a, b in bounds:
+        raw = line[a:b]
+        text = raw.strip()
+        if text:
+            s = a + (len(raw) - len(raw.lstrip()))
+            cells.append(Cell(text, lineno, s, s + len(text)))
+        else:
+            mid = a + 1 if b > a else a
+            cells.append(Cell("", lineno, mid, mid))
+    return tuple(cells)
+
+
+def _align(cell: Cell) -> str | None:
+    m = _DELIM_CELL.match(cell.text)
+    if not m:
+        return None
+    left, right = bool(m.group(1)), bool(m.group(2))
+    return "center" if left and right else "left" if left else "right" if right else None
+
+
+# --- the "Experiments are tested on ..." sentence ----------------------------------------------
+
+_SENTENCE_HINT = re.compile(
+    r"(?i)\b(?:experiments?\s+(?:are|were|is|was)\s+(?:tested|conducted|run|measured)"
+    r"|(?:performance|speed|results?)\s+(?:are\s+|is\s+)?tested)\s+on\b"
+)
+_DEVICE = re.compile(
+    r"(?i)\[?(?P<d>910\s*\*|910\s*b\d?|atlas\s+800[ti]\s+a2|atlas\s+a2|910a?|910)\]?"
+    r"(?:\s+(?:machines?|chips?|npus?|servers?))?"
+)
+_MS_VERSION = re.compile(
+    r"(?i)\bmind\s*s?p?s?o?r?e\b\**\s*\[?v?(?P<v>\d+\.\d+(?:\.\d+)?(?:[-.]?rc\d*)?)"
+    r"(?:\s*/\s*(?P<v2>\d+\.\d+(?:\.\d+)?))?\]?\*?"
+)
+_MINDSPORE_TYPO = re.compile(r"(?i)\bmind(?:spore|psore|sopre|spre|spor|sproe)\b")
+_MODE = re.compile(r"(?i)\**\b(?P<m>graph|pynative|py-native)\b\**\s+mode\b")
+
+
+def canonical_sentence(device: str, version: str, mode: str) -> str:
+    return f"Experiments are tested on ascend {device} with mindspore {version} {mode} mode."
+
+
+def sentence_span(line: str) -> tuple[int, int] | None:
+    """Columns of the sentence in a line: from its first word through ``mode`` and a ``.``/``:``."""
+    m = _SENTENCE_HINT.search(line)
+    if not m:
+        return None
+    start = m.start()
+    lead = line[:start]
+    lm = re.search(r"(?i)(?:the\s+following\s+)$", lead)
+    if lm:
+        start = lm.start()
+    mode = None
+    for mm in _MODE.finditer(line, m.end()):
+        mode = mm
+        break
+    if mode:
+        end = mode.end()
+        if end < len(line) and line[end] in ".:":
+            end += 1
+    else:
+        dot = re.search(r"[.:](?:\s|$)", line[m.end() :])
+        end = m.end() + dot.end() if dot else len(line)
+        end = len(line[:end].rstrip())
+    return start, end
+
+
+def parse_sentence(line: str, lineno: int) -> Sentence | None:
+    span = sentence_span(line)
+    if span is None:
+        return None
+    text = line[span[0] : span[1]].strip()
+    dm = _DEVICE.search(text, _SENTENCE_HINT.search(text).end())  # type: ignore[union-attr]
+    device = device_text = None
+    if dm:
+        device_text = dm.group(0)
+        d = re.sub(r"\s+", " ", dm.group("d")).lower()
+        device = "910" if d in ("910", "910a") else "910*"
+    versions: list[str] = []
+    vm = _MS_VERSION.search(text)
+    if vm:
+        versions.append(vm.group("v"))
+        if vm.group("v2"):
+            versions.append(vm.group("v2"))
+    mm = _MODE.search(text)
+    mode = None
+    if mm:
+        mode = mm.group("m").lower().replace("-", "")
+    canonical = (
+        device is not None
+        and len(versions) == 1
+        and mode is not None
+        and text == canonical_sentence(device, versions[0], mode)
+    )
+    return Sentence(lineno, text, device, device_text, tuple(versions), mode, canonical)
+
+
+# --- document -----------------------------------------------------------------------------------
+
+_HTML_WRAPPER_LINE = re.compile(
+    r"^\s*(?:</?(?:div|p|center|details|summary|span|br)\b[^>]*>\s*)+$", re.I
+)
+_HTML_TABLE = re.compile(r"<table\b", re.I)
+
+
+def _heading_text(tok: dict) -> str:
+    text = tok.get("text", "")
+    text = re.sub(r"<[^>]+>", "", text)
+    return text.replace("**", "").replace("`", "").strip()
+
+
+class _Builder:
+    def __init__(self, src: Source, spec: Spec):
+        self.src = src
+        self.spec = spec
+        self.text = src.normalized() + "\n"
+        self.starts = [0]
+        for i, ch in enumerate(self.text):
+            if ch == "\n":
+                self.starts.append(i + 1)
+        self.doc = Document(path=src.path)
+        self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
+
+    def line_of(self, offset: int) -> int:
+        return bisect_right(self.starts, offset)
+
+    def run(self) -> Document:
+        self.walk(block_tokens(self.text), base=0, in_html=False)
+        self.finish_tables()
+        return self.doc
+
+    def walk(self, tokens: list[dict], base: int, in_html: bool) -> None:
+        for tok in tokens:
+            span = tok.get("_span")
+            if span is None:
+                continue
+            a, b = span[0] + base, span[1] + base
+            t = tok["type"]
+            if t == "heading":
+                level = tok.get("attrs", {}).get("level", 1)
+                self.doc.headings.append(Heading(level, _heading_text(tok), self.line_of(a)))
+            elif t == "pipe_table":
+                raw: _RawTable = tok["_raw"]
+                shifted = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
+                self.raw_tables.append((shifted, len(self.doc.headings), in_html))
+            elif t == "paragraph":
+                first = self.line_of(a)
+                last = self.line_of(max(a, b - 1))
+                for ln in range(first, last + 1):
+                    s = parse_sentence(self.src.line(ln), ln)
+                    if s:
+                        self.doc.sentences.append(s)
+            elif t == "block_html":
+                self.html_block(a, b)
+
+    def html_block(self, a: int, b: int) -> None:
+        raw = self.text[a:b]
+        if raw.lstrip().startswith("<!--"):
+            return  # a comment: nothing in it is published
+        first = self.line_of(a)
+        if _HTML_TABLE.search(raw):
+            last = self.line_of(max(a, b - 1))
+            section = self.section_at(len(self.doc.headings))
+            self.doc.html_tables.append(HtmlTable(first, last, section, self.section_kind(section)))
+            return
+        if "|" not in raw:
+            return
+        # <div align="center"> and friends: blank out the wrapper lines (keeping offsets) and
+        # parse what is inside as Markdown.
+        inner = "".join(
+            ("\n" if _HTML_WRAPPER_LINE.match(ln) else ln + "\n")
+            for ln in raw.split("\n")[:-1]
+        )
+        self.walk(block_tokens(inner), base=a, in_html=True)
+
+    def section_at(self, n_headings: int) -> tuple[Heading, ...]:
+        path: list[Heading] = []
+        for h in self.doc.headings[:n_headings]:
+            while path and path[-1].level >= h.level:
+                path.pop()
+            path.append(h)
+        return tuple(path)
+
+    def section_kind(self, section: tuple[Heading, ...]) -> TableKind:
+        for h in reversed(section):
+            for kind in ("requirements", "performance"):
+                if self.spec.sections[kind].search(h.text):
+                    return kind  # type: ignore[return-value]
+        return "other"
+
+    def finish_tables(self) -> None:
+        for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
+            lines = [self.line_of(o) for o in raw.rows]
+            rows = [Row(ln, self.src.line(ln), split_cells(self.src.line(ln), ln)) for ln in lines]
+            header, delim, body = rows[0], rows[1], tuple(rows[2:])
+            section = self.section_at(nh)
+            kind = self.classify(header, section)
+            table = Table(
+                index=idx,
+                header=header,
+                delimiter=delim,
+                rows=body,
+                aligns=tuple(_align(c) for c in delim.cells),
+                kind=kind,
+                section=section,
+                sentence=None,
+                in_html=in_html,
+            )
+            self.doc.tables.append(table)
+        self.doc.tables.sort(key=lambda t: t.start_line)
+        self.attach_sentences()
+
+    def classify(self, header: Row, section: tuple[Heading, ...]) -> TableKind:
+        texts = [c.value for c in header.cells]
+        req = [r for r in self.spec.requirements.resolve_header(texts) if r.column]
+        if len(req) >= 2 and any(r.column.name == "mindspore" for r in req):  # type: ignore[union-attr]
+            return "requirements"
+        perf = self.spec.performance.resolve_header(texts)
+        if any(r.name in self.spec.signature for r in perf):
+            return "performance"
+        return "other"
+
+    def attach_sentences(self) -> None:
+        """Give each performance table the sentence above it (its own, or its section's)."""
+        from dataclasses import replace
+
+        sentences = self.doc.sentences
+        prev_end = 0
+        out: list[Table] = []
+        for t in self.doc.tables:
+            if t.kind != "performance":
+                out.append(t)
+                continue
+            own = [s for s in sentences if prev_end < s.line < t.start_line]
+            chosen = own[-1] if own else None
+            if chosen is None:
+                # A sentence shared by several tables of one section (e.g. ## Performance with
+                # ### Training and ### Inference below it) still covers them.
+                scope = next((h for h in t.section if h.level <= 2), None)
+                lo = scope.line if scope else 0
+                shared = [s for s in sentences if lo < s.line < t.start_line]
+                chosen = shared[-1] if shared else None
+            t = replace(t, sentence=chosen, index=len(out))
+            out.append(t)
+            prev_end = t.end_line
+        self.doc.tables = [replace(t, index=i) for i, t in enumerate(out)]
+
+
+def parse_document(src: Source, spec: Spec | None = None) -> Document:
+    """Parse a README. Never raises for any text."""
+    return _Builder(src, spec or builtin_spec()).run()
