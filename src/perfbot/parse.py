@@ -103,8 +103,8 @@ def block_tokens(text: str) -> list[dict]:
     return state.tokens
 
 
-def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
-    """Cells of one table line with their columns; ``\\|`` does not split."""
+def segments(line: str) -> list[tuple[int, int]]:
+    """Column bounds of each cell's raw text (padding included) between the pipes of a line."""
     n = len(line)
     i = 0
     while i < n and line[i] in " \t":
@@ -112,8 +112,7 @@ def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
     if i < n and line[i] == "|":
         i += 1
     bounds: list[tuple[int, int]] = []
-    seg = i
-    j = i
+    seg = j = i
     while j < n:
         c = line[j]
         if c == "\\" and j + 1 < n:
@@ -123,11 +122,15 @@ def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
             bounds.append((seg, j))
             seg = j + 1
         j += 1
-    tail = line[seg:]
-    if tail.strip() or not bounds:
+    if line[seg:].strip() or not bounds:
         bounds.append((seg, n))
+    return bounds
+
+
+def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
+    """Cells of one table line with their columns; ``\\|`` does not split."""
     cells = []
-    for a, b in bounds:
+    for a, b in segments(line):
         raw = line[a:b]
         text = raw.strip()
         if text:

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Run perfbot over ../shared/corpus (real READMEs, not committed here) and check invariants.
+
+For every file: no crash; `fix` is idempotent (fixing the fixed text changes nothing); after a fix,
+`check` reports no fixable finding. Prints a count of findings per rule, and every img/s mismatch
+(PB401), so a reader can compare them with the census. Exit 1 when an invariant fails.
+
+Usage: scripts/corpus_check.py [CORPUS_DIR] [--show RULE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import sys
+from pathlib import Path
+
+from perfbot.config import Config
+from perfbot.engine import check_source, fix_source
+from perfbot.source import FileError, Source, read_source
+
+HERE = Path(__file__).resolve().parent
+DEFAULT = HERE.parent.parent / "shared" / "corpus"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("corpus", nargs="?", default=str(DEFAULT))
+    ap.add_argument("--show", nargs="*", default=["PB401"], help="print the findings of these rules")
+    args = ap.parse_args(argv)
+    root = Path(args.corpus)
+    files = sorted(root.rglob("*.md"))
+    if not files:
+        print(f"corpus-check: no Markdown files under {root}", file=sys.stderr)
+        return 2
+    per_rule: collections.Counter[str] = collections.Counter()
+    fixable_per_rule: collections.Counter[str] = collections.Counter()
+    failures: list[str] = []
+    config = Config()
+    shown = []
+    for f in files:
+        src = read_source(f)
+        if isinstance(src, FileError):
+            failures.append(str(src))
+            continue
+        rel = f.relative_to(root)
+        try:
+            result = check_source(src, config)
+            for fd in result.findings:
+                per_rule[fd.rule] += 1
+                if fd.fix:
+                    fixable_per_rule[fd.rule] += 1
+                if fd.rule in args.show:
+                    shown.append(f"{rel}:{fd.line}: {fd.rule} {fd.message}")
+            fixed, _ = fix_source(src, config)
+            src2 = Source.from_text(fixed, path=src.path, bom=src.bom, encoding=src.encoding)
+            again, _ = fix_source(src2, config)
+            if again != fixed:
+                failures.append(f"{rel}: fix is not idempotent")
+            left = [x for x in check_source(src2, config).findings if x.fix]
+            if left:
+                failures.append(
+                    f"{rel}: {len(left)} fixable finding(s) left after fix, e.g. "
+                    f"{left[0].line}: {left[0].rule} {left[0].message}"
+                )
+            if any(x.message.startswith("internal error") for x in result.findings):
+                failures.append(f"{rel}: internal error in a rule")
+        except Exception as e:  # noqa: BLE001 - this is what the script looks for
+            failures.append(f"{rel}: crash: {type(e).__name__}: {e}")
+    for line in shown:
+        print(line)
+    print(f"\n{len(files)} files; findings per rule (fixable in brackets):")
+    for rule_id in sorted(per_rule):
+        print(f"  {rule_id}: {per_rule[rule_id]} ({fixable_per_rule[rule_id]})")
+    print(f"  total: {sum(per_rule.values())}")
+    if failures:
+        print(f"\n{len(failures)} invariant failure(s):")
+        for x in failures:
+            print("  " + x)
+        return 1
+    print("\ncorpus-check: ok (no crash, fix idempotent, nothing fixable left after fix)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""Small helpers that rules share for building fixes and messages."""
+
+from __future__ import annotations
+
+from ..fix import Edit, Fix
+from ..model import Cell, Row
+from ..parse import segments
+
+
+def q(text: str) -> str:
+    """Quote a cell for a message: `text` (or "an empty cell")."""
+    if not text:
+        return "an empty cell"
+    t = text if len(text) <= 60 else text[:57] + "..."
+    return f"`{t}`"
+
+
+def set_cell(cell: Cell, new: str, title: str) -> Fix:
+    """Replace a cell's text, keeping its padding and every other byte of the line."""
+    return Fix(title, (Edit(cell.line, cell.start, cell.end, new),))
+
+
+def cell_edit(cell: Cell, new: str) -> Edit:
+    return Edit(cell.line, cell.start, cell.end, new)
+
+
+def reorder_line(row: Row, order: list[int]) -> Edit | None:
+    """Permute a line's cells (each keeps its own padding); None if the line is ragged."""
+    segs = segments(row.raw)
+    if len(segs) != len(order):
+        return None
+    line = row.raw
+    pieces = [line[a:b] for a, b in segs]
+    head = line[: segs[0][0]]
+    tail = line[segs[-1][1] :]
+    new = head + "|".join(pieces[i] for i in order) + tail
+    return Edit(row.line, 0, len(line), new) if new != line else None

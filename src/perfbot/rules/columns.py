@@ -1,0 +1,199 @@
+"""PB3xx: header names, required columns, column order and alignment (SPEC §1, §2, §2.1)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..engine import Context
+from ..fix import Edit, Fix
+from ..model import Table
+from ..registry import Issue, rule
+from ._util import q, reorder_line
+
+
+def _schema_name(table: Table) -> str:
+    return "Requirements" if table.kind == "requirements" else "performance"
+
+
+@rule("PB301", "header-case", severity="warning", scope="tables", fix="always")
+def header_case(ctx: Context, table: Table) -> Iterator[Issue]:
+    """Header cells are written in lowercase, exactly as the guide names them.
+
+    Example:
+        | Model Name | Cards | batch size | ...
+
+    Use instead:
+        | model name | cards | batch size | ...
+    """
+    for col in ctx.columns(table):
+        if col.how != "case" or col.column is None:
+            continue
+        cell = table.header.cells[col.index]
+        yield Issue(
+            cell.line,
+            f"header {q(cell.text)}: the guide writes this column in lowercase as "
+            f"`{col.column.name}`",
+            Fix(f"Rename to `{col.column.name}`", (Edit(cell.line, cell.start, cell.end,
+                                                        col.column.name),)),
+            table=table.index,
+        )  # fmt: skip
+
+
+@rule("PB302", "header-alias", severity="warning", scope="tables", fix="always",
+      config_keys=("aliases", "columns"))  # fmt: skip
+def header_alias(ctx: Context, table: Table) -> Iterator[Issue]:
+    """A column is named by another spelling than the guide's (`bs`, `image size`, `fps` ...).
+
+    Example:
+        | model | bs | image size | jit_level | step time | fps |
+
+    Use instead:
+        | model name | batch size | resolution | jit level | s/step | img/s |
+    """
+    for col in ctx.columns(table):
+        if col.how != "alias" or col.column is None:
+            continue
+        cell = table.header.cells[col.index]
+        name = col.column.name
+        yield Issue(
+            cell.line,
+            f"header {q(cell.text)}: the guide names this column `{name}`",
+            Fix(f"Rename to `{name}`", (Edit(cell.line, cell.start, cell.end, name),)),
+            table=table.index,
+        )
+
+
+@rule("PB303", "missing-column", severity="error", scope="tables")
+def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
+    """A column the guide requires is missing (inference tables also need scheduler and steps).
+
+    Example:
+        | model name | cards | batch size | resolution | s/step | img/s |
+
+    Use instead:
+        | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
+    """
+    have = {c.name for c in ctx.columns(table) if c.column is not None}
+    if table.kind == "requirements":
+        want = list(ctx.spec.requirements_order)
+        what = "a Requirements table"
+    else:
+        inference = ctx.is_inference(table)
+        want = ctx.spec.required(inference)
+        what = "an inference table" if inference else "a training table"
+    missing = [w for w in want if w not in have]
+    if missing:
+        names = ", ".join(f"`{m}`" for m in missing)
+        s = "s" if len(missing) > 1 else ""
+        yield Issue(
+            table.header.line,
+            f"{what} must have the column{s} {names}",
+            table=table.index,
+        )
+
+
+@rule("PB304", "column-order", severity="warning", scope="tables", fix="sometimes")
+def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
+    """Columns are not in the guide's order.
+
+    Performance tables start with model name, method, cards, batch size, resolution; then the
+    optional columns; then the training tail (precision, jit level, graph compile, s/step, img/s)
+    or the inference tail (scheduler, steps, jit level, graph compile, s/step, img/s, psnr, ssim);
+    recipe and weight come last. Requirements: mindspore, ascend driver, firmware,
+    cann toolkit/kernel. The fix moves whole columns, each cell keeping its own padding; it is
+    offered when every row has as many cells as the header.
+
+    Example:
+        | model name | resolution | cards | batch size | jit level | graph compile | img/s | s/step |
+
+    Use instead:
+        | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
+    """
+    cols = ctx.columns(table)
+    names = [c.name for c in cols]
+    if len({n for n in names if n}) != len([n for n in names if n]):
+        return  # a column twice: no single right order
+    if table.kind == "requirements":
+        order_names = ctx.spec.requirements_order
+        order = sorted(
+            range(len(names)),
+            key=lambda i: (order_names.index(names[i]) if names[i] in order_names else 99, i),
+        )
+    else:
+        order = ctx.spec.expected_order(names, ctx.is_inference(table))
+    if order == list(range(len(names))):
+        return
+    expected = " | ".join(cols[i].name or cols[i].text for i in order)
+    edits = [reorder_line(r, order) for r in table.lines]
+    fix = None
+    if all(e is not None for e in edits) and all(
+        len(r.cells) == len(names) for r in table.lines
+    ):
+        fix = Fix("Reorder the columns", tuple(e for e in edits if e))
+    yield Issue(
+        table.header.line,
+        f"columns are not in the guide's order; expected `| {expected} |`",
+        fix,
+        end_line=table.end_line,
+        table=table.index,
+    )
+
+
+def _centered(text: str) -> str:
+    width = max(len(text), 3)
+    return ":" + "-" * (width - 2) + ":"
+
+
+@rule("PB305", "not-centered", severity="warning", scope="tables", fix="always")
+def not_centered(ctx: Context, table: Table) -> Iterator[Issue]:
+    """Every column of the Requirements and Performance tables is centered (`:---:`).
+
+    Example:
+        | model name | cards |
+        |------------|:------|
+
+    Use instead:
+        | model name | cards |
+        |:----------:|:-----:|
+    """
+    bad = [c for c, a in zip(table.delimiter.cells, table.aligns, strict=False) if a != "center"]
+    if not bad:
+        return
+    edits = tuple(Edit(c.line, c.start, c.end, _centered(c.text)) for c in bad)
+    n = len(bad)
+    yield Issue(
+        table.delimiter.line,
+        f"{n} column{'s are' if n > 1 else ' is'} not centered; the guide centers every column "
+        f"of the {_schema_name(table)} table (`:---:`)",
+        Fix("Center every column", edits),
+        table=table.index,
+    )
+
+
+@rule("PB306", "ms-per-step", severity="warning", scope="performance",
+      config_keys=("allow.ms_per_step",))  # fmt: skip
+def ms_per_step(ctx: Context, table: Table) -> Iterator[Issue]:
+    """The step time is given in milliseconds (`ms/step`) where the guide wants `s/step`.
+
+    A repository that writes ms/step on purpose (mindcv, mindyolo) sets
+    `allow: {ms_per_step: true}` in `.perfbot.yml`; img/s is then checked in those units.
+    There is no automatic fix: converting 33.09 ms to 2-decimal seconds (0.03) loses the figure.
+
+    Example:
+        | ... | ms/step | img/s |
+
+    Use instead:
+        | ... | s/step | img/s |
+    """
+    if ctx.config.allow.ms_per_step:
+        return
+    for col in ctx.columns(table):
+        if col.how == "unit":
+            cell = table.header.cells[col.index]
+            yield Issue(
+                cell.line,
+                f"header {q(cell.text)}: the guide gives step time in seconds as `s/step` with "
+                "2 decimals; to keep milliseconds, set `allow: {ms_per_step: true}` in "
+                ".perfbot.yml",
+                table=table.index,
+            )

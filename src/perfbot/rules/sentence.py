@@ -1,0 +1,171 @@
+"""PB2xx: the sentence above each performance table (SPEC §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..engine import Context
+from ..fix import Edit, Fix
+from ..model import Sentence, Table
+from ..parse import canonical_sentence, sentence_span
+from ..registry import Issue, rule
+from ..spec.versions import mindspore_versions, same_mindspore
+from ._util import q
+
+
+def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
+    """Each sentence that governs a performance table, once, with the first table it governs."""
+    seen: set[int] = set()
+    out = []
+    for t in ctx.doc.of_kind("performance"):
+        if t.sentence and t.sentence.line not in seen:
+            seen.add(t.sentence.line)
+            out.append((t.sentence, t))
+    return out
+
+
+@rule("PB201", "sentence-missing", severity="error", scope="performance")
+def sentence_missing(ctx: Context, table: Table) -> Iterator[Issue]:
+    """A performance table has no sentence above it naming the machine, MindSpore and mode.
+
+    Example:
+        ## Performance
+
+        | model name | cards | ... |
+
+    Use instead:
+        ## Performance
+
+        Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+        | model name | cards | ... |
+    """
+    if table.sentence is None:
+        yield Issue(
+            table.header.line,
+            "no sentence above this table says where it was measured; the guide wants "
+            "`Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.` "
+            "(your device, version and mode) on its own line above it",
+            table=table.index,
+        )
+
+
+@rule("PB202", "sentence-format", severity="warning", scope="document", fix="sometimes")
+def sentence_format(ctx: Context) -> Iterator[Issue]:
+    """The sentence is not in the guide's words.
+
+    The guide's sentence is `Experiments are tested on ascend {910|910*} with mindspore
+    {version} {graph|pynative} mode.` 910B and Atlas 800T A2 machines are written `910*`. The fix
+    rewrites the sentence when the device, one version and the mode can be read from it.
+
+    Example:
+        Experiments are tested on Ascend Atlas 800T A2 machines with mindspore 2.5.0 graph mode.
+
+    Use instead:
+        Experiments are tested on ascend 910* with mindspore 2.5.0 graph mode.
+    """
+    for s, t in _sentences(ctx):
+        if s.canonical:
+            continue
+        missing = [
+            what
+            for what, ok in (
+                ("the device (910 or 910*)", s.device),
+                ("one MindSpore version", len(s.versions) == 1),
+                ("the mode (graph or pynative)", s.mode),
+            )
+            if not ok
+        ]
+        fix = None
+        if not missing:
+            want = canonical_sentence(s.device, s.versions[0], s.mode)  # type: ignore[arg-type]
+            line = ctx.source.line(s.line)
+            span = sentence_span(line)
+            if span:
+                fix = Fix("Rewrite the sentence in the guide's words",
+                          (Edit(s.line, span[0], span[1], want),))  # fmt: skip
+            msg = f"sentence {q(s.text)} is not in the guide's words; perfbot suggests `{want}`"
+        else:
+            msg = (
+                f"sentence {q(s.text)} does not name {' and '.join(missing)}; the guide wants "
+                "`Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.`"
+            )
+        yield Issue(s.line, msg, fix, table=t.index)
+
+
+def _listed_versions(ctx: Context) -> list[str]:
+    out: list[str] = []
+    for t in ctx.doc.of_kind("requirements"):
+        col = ctx.column(t, "mindspore")
+        for row in t.rows:
+            cell = ctx.cell(row, col)
+            if cell:
+                out.extend(v.text for v in mindspore_versions(cell.value))
+    return out
+
+
+@rule("PB203", "sentence-version-unlisted", severity="error", scope="document", fix="sometimes")
+def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
+    """The MindSpore version in the sentence is not a row of the Requirements table.
+
+    The fix adds the matrix's row for that version to the Requirements table.
+
+    Example:
+        | mindspore | ascend driver | firmware | cann toolkit/kernel |
+        | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+
+        Experiments are tested on ascend 910* with mindspore 2.5.0 graph mode.
+
+    Use instead:
+        | mindspore | ascend driver | firmware | cann toolkit/kernel |
+        | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+        | 2.5.0 | 24.1.0 | 7.5.0.3.220 | 8.0.0.beta1 |
+    """
+    req = ctx.doc.of_kind("requirements")
+    if not req:
+        return  # PB101 reports the missing table
+    listed = _listed_versions(ctx)
+    target = req[0]
+    ordered = [c.name for c in ctx.columns(target)] == list(ctx.spec.requirements_order)
+    for s, t in _sentences(ctx):
+        for v in s.versions:
+            if any(same_mindspore(v, x) for x in listed):
+                continue
+            fix = None
+            row = ctx.matrix.canonical_row(v)
+            values = [row.get(k) for k in ("mindspore", "driver", "firmware", "cann")]
+            if row and ordered and all(values) and target.rows:
+                last = target.rows[-1]
+                new = "| " + " | ".join(values) + " |"  # type: ignore[arg-type]
+                fix = Fix(f"Add the matrix's row for MindSpore {values[0]}",
+                          (Edit.insert_after(last.line, last.raw, [new]),))  # fmt: skip
+            yield Issue(
+                s.line,
+                f"the sentence names MindSpore `{v}`, which the Requirements table does not "
+                "list; add its row (driver, firmware, CANN) to the Requirements table",
+                fix,
+                table=t.index,
+            )
+
+
+@rule("PB204", "one-version-per-table", severity="error", scope="document")
+def one_version_per_table(ctx: Context) -> Iterator[Issue]:
+    """One sentence names several MindSpore versions; the guide wants one table per version.
+
+    Example:
+        Experiments are tested on ascend 910* with mindspore 2.3.0/2.3.1 graph mode.
+
+    Use instead:
+        Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+        (a second table, with its own sentence, for 2.3.0)
+    """
+    for s, t in _sentences(ctx):
+        if len(s.versions) > 1:
+            vs = ", ".join(f"`{v}`" for v in s.versions)
+            yield Issue(
+                s.line,
+                f"the sentence names several MindSpore versions ({vs}); the guide wants one "
+                "table, with its own sentence, per version",
+                table=t.index,
+            )

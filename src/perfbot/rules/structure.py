@@ -1,0 +1,72 @@
+"""PB6xx: table structure: ragged rows, broken delimiter rows, HTML tables."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..engine import Context
+from ..model import Table
+from ..registry import Issue, rule
+
+
+@rule("PB601", "ragged-row", severity="error", scope="tables")
+def ragged_row(ctx: Context, table: Table) -> Iterator[Issue]:
+    """A row has more or fewer cells than the header.
+
+    GitHub drops the extra cells and leaves missing ones empty, so the row shows other numbers
+    than its author meant; a delimiter row of another width stops the table from rendering at
+    all.
+
+    Example:
+        | model name | cards | s/step |
+        |:--:|:--:|:--:|
+        | dit | 1 | 0.89 | 71.91 |
+
+    Use instead:
+        | model name | cards | s/step | img/s |
+        |:--:|:--:|:--:|:--:|
+        | dit | 1 | 0.89 | 71.91 |
+    """
+    n = len(table.header.cells)
+    if len(table.delimiter.cells) != n:
+        yield Issue(
+            table.delimiter.line,
+            f"the delimiter row has {len(table.delimiter.cells)} cells but the header has {n}: "
+            "GitHub will not render this as a table",
+            table=table.index,
+        )
+    for row in table.rows:
+        k = len(row.cells)
+        if k != n:
+            more = "more" if k > n else "fewer"
+            yield Issue(
+                row.line,
+                f"this row has {k} cells, {more} than the header's {n}: "
+                + ("GitHub drops the extra cells" if k > n else "GitHub leaves the rest empty"),
+                table=table.index,
+                row_key=ctx.row_key(table, row),
+            )
+
+
+@rule("PB602", "html-table", severity="info", scope="document")
+def html_table(ctx: Context) -> Iterator[Issue]:
+    """An HTML `<table>` in a Requirements or Performance section is not checked.
+
+    perfbot reads Markdown pipe tables; an HTML table there is published as it is, unchecked.
+
+    Example:
+        <table><tr><th>model name</th>...</tr></table>
+
+    Use instead:
+        | model name | cards | ... |
+        |:--:|:--:|:--:|
+    """
+    for h in ctx.doc.html_tables:
+        if h.kind in ("requirements", "performance"):
+            where = " / ".join(x.text for x in h.section) or "the document"
+            yield Issue(
+                h.line,
+                f"an HTML <table> under {where!r} is not checked by perfbot; the guide's tables "
+                "are Markdown pipe tables",
+                end_line=h.end_line,
+            )

@@ -1,0 +1,441 @@
+"""PB4xx: cell values: the forms of SPEC §2.2 and the derived numbers (img/s, s/img)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..engine import Context
+from ..fix import Fix
+from ..model import Cell, Row, Table
+from ..registry import Issue, rule
+from ..spec import Resolved
+from ..spec.forms import (
+    FORMS,
+    PLACEHOLDER,
+    compile_minutes,
+    compile_seconds,
+    link_normalizer,
+    parse_number,
+    round2,
+)
+from ._util import q, set_cell
+
+# --- numbers as shown, with the precision they were rounded to ---------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A number as a README shows it: the value and the half-width of its rounding interval."""
+
+    value: float
+    half: float
+
+    @classmethod
+    def of(cls, cell: Cell | None) -> Shown | None:
+        if cell is None:
+            return None
+        x = parse_number(cell.value)
+        if x is None:
+            return None
+        text = cell.value.strip().strip("*`").replace(",", "")
+        decimals = len(text.split(".", 1)[1]) if "." in text else 0
+        return cls(x, 0.5 * 10.0**-decimals)
+
+    @property
+    def lo(self) -> float:
+        return self.value - self.half
+
+    @property
+    def hi(self) -> float:
+        return self.value + self.half
+
+
+def _int(cell: Cell | None) -> int | None:
+    x = parse_number(cell.value) if cell else None
+    return int(x) if x is not None and x == int(x) and x > 0 else None
+
+
+@dataclass(frozen=True, slots=True)
+class RowNumbers:
+    cards: int
+    batch: int
+    steps: int  # sampling steps for inference tables, 1 for training
+    step: Shown  # s/step as shown (in the column's unit)
+    scale: float  # step.value * scale = seconds
+    step_cell: Cell
+
+    @property
+    def per_batch(self) -> float:
+        """Seconds one batch takes, from the shown s/step."""
+        return self.steps * self.step.value * self.scale
+
+    def throughput_range(self) -> tuple[float, float]:
+        """img/s for every true step time that rounds to the shown s/step."""
+        n = self.cards * self.batch
+        lo_t = self.steps * self.step.lo * self.scale
+        hi_t = self.steps * self.step.hi * self.scale
+        return n / hi_t, n / lo_t
+
+
+def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
+    step_col = ctx.column(table, "s/step")
+    cards = _int(ctx.cell(row, ctx.column(table, "cards")))
+    batch = _int(ctx.cell(row, ctx.column(table, "batch size")))
+    step_cell = ctx.cell(row, step_col)
+    step = Shown.of(step_cell)
+    if step_col is None or cards is None or batch is None or step is None or step.lo <= 0:
+        return None
+    steps = 1
+    if ctx.is_inference(table) and ctx.column(table, "steps") is not None:
+        s = _int(ctx.cell(row, ctx.column(table, "steps")))
+        if s is None:
+            return None
+        steps = s
+    assert step_cell is not None
+    return RowNumbers(cards, batch, steps, step, step_col.scale, step_cell)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:g}" if x == int(x) else f"{x}"
+
+
+def _step_text(nums: RowNumbers) -> str:
+    unit = "ms" if nums.scale != 1 else "s"
+    return f"{nums.step_cell.value}{'' if unit == 's' else ' ms'}"
+
+
+def _overlaps(a_lo: float, a_hi: float, b_lo: float, b_hi: float) -> bool:
+    eps = 1e-9 * max(1.0, abs(a_hi), abs(b_hi))
+    return a_lo <= b_hi + eps and b_lo <= a_hi + eps
+
+
+@rule("PB401", "img-s-mismatch", severity="error", scope="performance", fix="always")
+def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
+    """img/s does not equal cards × batch size / s/step (÷ steps in inference tables).
+
+    s/step is itself rounded, so a shown img/s agrees when some step time that rounds to the
+    shown s/step gives it: 4 × 64 / 1.03 = 248.54 shown as 248.52 agrees (1.0301 s). The fix
+    writes the value computed from the shown cells; the message also says which s/step would
+    make the shown img/s right, in case s/step is the wrong cell.
+
+    Example:
+        | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 515.61 |
+
+    Use instead:
+        | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 550.54 |
+    """
+    img_col = ctx.column(table, "img/s")
+    if img_col is None:
+        return
+    for row in table.rows:
+        nums = _numbers(ctx, table, row)
+        img_cell = ctx.cell(row, img_col)
+        shown = Shown.of(img_cell)
+        if nums is None or shown is None or img_cell is None:
+            continue
+        lo, hi = nums.throughput_range()
+        if _overlaps(lo, hi, shown.lo, shown.hi):
+            continue
+        if nums.steps > 1 and _overlaps(
+            nums.steps * nums.step.lo * nums.scale, nums.steps * nums.step.hi * nums.scale,
+            shown.lo, shown.hi,
+        ):  # fmt: skip
+            continue  # reported by PB402: the value is the time per image
+        want = round2(nums.cards * nums.batch / nums.per_batch)
+        formula = f"{nums.cards} × {nums.batch}"
+        formula += f" / ({nums.steps} × {_step_text(nums)})" if nums.steps > 1 else (
+            f" / {_step_text(nums)}"
+        )
+        if shown.value > 0:
+            implied = nums.cards * nums.batch / (shown.value * nums.steps) / nums.scale
+            hint = f"; the shown img/s would need s/step ≈ {implied:.2f}"
+            if nums.scale != 1:
+                hint += " ms"
+        else:
+            hint = ""
+        yield Issue(
+            img_cell.line,
+            f"img/s {q(img_cell.value)} does not match cards × batch size / s/step: "
+            f"{formula} = {want}{hint}",
+            set_cell(img_cell, want, f"Set img/s to {want}"),
+            table=table.index,
+            row_key=ctx.row_key(table, row),
+        )
+
+
+@rule("PB402", "img-s-is-s-img", severity="warning", scope="performance")
+def img_s_is_s_img(ctx: Context, table: Table) -> Iterator[Issue]:
+    """In an inference table, the img/s cell holds the time per image (steps × s/step).
+
+    The guide's own inference example (`ddim | 40 | O1 | 5 mins | 0.11 | 4.40`) puts
+    40 × 0.11 = 4.40 s under img/s. Throughput is cards × batch size / (steps × s/step); a time
+    per image belongs in an `s/img` (or `s/video`) column.
+
+    Example:
+        | model name | ... | scheduler | steps | jit level | graph compile | s/step | img/s |
+        | sd | ... | ddim | 40 | O1 | 5 mins | 0.11 | 4.40 |
+
+    Use instead:
+        | model name | ... | scheduler | steps | jit level | graph compile | s/step | img/s | s/img |
+        | sd | ... | ddim | 40 | O1 | 5 mins | 0.11 | 0.23 | 4.40 |
+    """
+    img_col = ctx.column(table, "img/s")
+    if img_col is None or not ctx.is_inference(table):
+        return
+    for row in table.rows:
+        nums = _numbers(ctx, table, row)
+        img_cell = ctx.cell(row, img_col)
+        shown = Shown.of(img_cell)
+        if nums is None or shown is None or img_cell is None or nums.steps <= 1:
+            continue
+        lo, hi = nums.throughput_range()
+        if _overlaps(lo, hi, shown.lo, shown.hi):
+            continue
+        t_lo = nums.steps * nums.step.lo * nums.scale
+        t_hi = nums.steps * nums.step.hi * nums.scale
+        if _overlaps(t_lo, t_hi, shown.lo, shown.hi):
+            want = round2(nums.cards * nums.batch / nums.per_batch)
+            yield Issue(
+                img_cell.line,
+                f"img/s {q(img_cell.value)} looks like seconds per image "
+                f"({nums.steps} steps × {_step_text(nums)}); img/s would be {want}: "
+                "put the time per image in an `s/img` column",
+                table=table.index,
+                row_key=ctx.row_key(table, row),
+            )
+
+
+@rule("PB403", "s-img-mismatch", severity="error", scope="performance", fix="always")
+def s_img_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
+    """s/img (or s/video) does not equal steps × s/step / (cards × batch size).
+
+    In an inference table one batch takes steps × s/step seconds; for batch size 1 that is the
+    time per image or video (dynamicrafter: 50 × 1.42 = 71.00 s/video).
+
+    Example:
+        | ... | ddim | 50 | O1 | 5 mins | 1.42 | 0.01 | 80.00 |
+
+    Use instead:
+        | ... | ddim | 50 | O1 | 5 mins | 1.42 | 0.01 | 71.00 |
+    """
+    if not ctx.is_inference(table) or ctx.column(table, "steps") is None:
+        return
+    for name in ("s/img", "s/video"):
+        col = ctx.column(table, name)
+        if col is None:
+            continue
+        for row in table.rows:
+            nums = _numbers(ctx, table, row)
+            cell = ctx.cell(row, col)
+            shown = Shown.of(cell)
+            if nums is None or shown is None or cell is None:
+                continue
+            n = nums.cards * nums.batch
+            lo = nums.steps * nums.step.lo * nums.scale / n
+            hi = nums.steps * nums.step.hi * nums.scale / n
+            if _overlaps(lo, hi, shown.lo, shown.hi):
+                continue
+            want = round2(nums.per_batch / n)
+            yield Issue(
+                cell.line,
+                f"{name} {q(cell.value)} does not match steps × s/step / (cards × batch size): "
+                f"{nums.steps} × {_step_text(nums)} / ({nums.cards} × {nums.batch}) = {want}",
+                set_cell(cell, want, f"Set {name} to {want}"),
+                table=table.index,
+                row_key=ctx.row_key(table, row),
+            )
+
+
+@rule("PB404", "step-time-invalid", severity="error", scope="performance")
+def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
+    """s/step is not a positive number, so img/s cannot be derived from it.
+
+    Example:
+        | dit | 1 | 64 | 256x256 | O2 | 3~5 mins | 0.00 | 71.91 |
+
+    Use instead:
+        | dit | 1 | 64 | 256x256 | O2 | 3~5 mins | 0.89 | 71.91 |
+    """
+    col = ctx.column(table, "s/step")
+    if col is None:
+        return
+    for row in table.rows:
+        cell = ctx.cell(row, col)
+        if cell is None or PLACEHOLDER.match(cell.value.strip()):
+            continue  # missing values are PB405's
+        x = parse_number(cell.value)
+        if x is None:
+            yield Issue(
+                cell.line,
+                f"s/step {q(cell.value)} is not a number; the guide wants seconds per step "
+                "with 2 decimals, e.g. `0.89`",
+                table=table.index,
+                row_key=ctx.row_key(table, row),
+            )
+        elif x <= 0 or Shown.of(cell).lo <= 0:  # type: ignore[union-attr]
+            yield Issue(
+                cell.line,
+                f"s/step {q(cell.value)} is not a positive time; img/s cannot follow from it",
+                table=table.index,
+                row_key=ctx.row_key(table, row),
+            )
+
+
+@rule("PB405", "missing-value", severity="warning", scope="performance")
+def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
+    """A required column has an empty or placeholder cell (`-`, `N/A`, `xx.xx`).
+
+    Example:
+        | dit | 1 | 64 | 256x256 | O2 | - | 0.89 | 71.91 |
+
+    Use instead:
+        | dit | 1 | 64 | 256x256 | O2 | 3~5 mins | 0.89 | 71.91 |
+    """
+    required = set(ctx.spec.required(ctx.is_inference(table)))
+    cols = [c for c in ctx.columns(table) if c.name in required]
+    for row in table.rows:
+        for col in cols:
+            cell = ctx.cell(row, col)
+            if cell is not None and PLACEHOLDER.match(cell.value.strip()):
+                yield Issue(
+                    cell.line,
+                    f"`{col.name}` has no value ({q(cell.value)}); the guide requires it",
+                    table=table.index,
+                    row_key=ctx.row_key(table, row),
+                )
+
+
+# --- value forms (SPEC §2.2): one rule per form, driven by columns.yaml -------------------------
+
+
+def _form_issues(ctx: Context, table: Table, form_name: str) -> Iterator[Issue]:
+    form = FORMS[form_name]
+    for col in ctx.columns(table):
+        if col.column is None or col.column.form != form_name:
+            continue
+        yield from _check_column(ctx, table, col, form_name)
+
+
+def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> Iterator[Issue]:
+    form = FORMS[form_name]
+    name = col.column.name  # type: ignore[union-attr]
+    normalize = link_normalizer(name) if form_name == "link" else form.normalize
+    for row in table.rows:
+        cell = ctx.cell(row, col)
+        if cell is None:
+            continue
+        v = cell.value.strip()
+        if PLACEHOLDER.match(v) or form.match(v):
+            continue
+        if form_name == "graph_compile" and ctx.config.allow.compile_seconds and (
+            compile_seconds(v) is not None
+        ):
+            continue
+        if form_name == "decimal2" and parse_number(v) is None:
+            if name == "s/step":
+                continue  # PB404 reports a non-numeric step time
+        new = normalize(v)
+        extra = ""
+        if form_name == "graph_compile" and new is None:
+            sec = compile_seconds(v)
+            if sec is not None:
+                extra = (
+                    f" (≈ {compile_minutes(v)[0]:.1f} mins; to keep seconds, set "  # type: ignore[index]
+                    "`allow: {compile_seconds: true}` in .perfbot.yml)"
+                )
+        fix = set_cell(cell, new, f"Write {new}") if new is not None and new != v else None
+        suggestion = f"; perfbot suggests `{new}`" if fix else ""
+        yield Issue(
+            cell.line,
+            f"`{name}` {q(cell.value)}: the guide wants {form.want}, e.g. `{form.example}`"
+            f"{suggestion}{extra}",
+            fix,
+            table=table.index,
+            row_key=ctx.row_key(table, row),
+        )
+
+
+def _form_rule(id: str, slug: str, form_name: str, doc: str, severity: str = "warning") -> None:
+    def check(ctx: Context, table: Table) -> Iterator[Issue]:
+        return _form_issues(ctx, table, form_name)
+
+    check.__doc__ = doc
+    check.__name__ = slug.replace("-", "_")
+    rule(id, slug, severity=severity, scope="performance", fix="sometimes")(check)  # type: ignore[arg-type]
+
+
+_form_rule("PB410", "two-decimals", "decimal2", """\
+s/step, img/s, s/img, s/video, psnr and ssim are numbers with exactly 2 decimals.
+
+Example:
+    | ... | 0.9 | 71.9123 |
+
+Use instead:
+    | ... | 0.90 | 71.91 |
+""")
+_form_rule("PB411", "positive-integer", "positive_int", """\
+cards, batch size, steps, stage and grad accu are positive integers.
+
+Example:
+    | dit | 8.0 | 64 | ...
+
+Use instead:
+    | dit | 8 | 64 | ...
+""")
+_form_rule("PB412", "resolution-format", "resolution", """\
+resolution is `WxH` (or `FxHxW` for video) with a lowercase `x` and no spaces.
+
+Example:
+    | ... | 1024 X 1024 | ...
+
+Use instead:
+    | ... | 1024x1024 | ...
+""")
+_form_rule("PB413", "jit-level-format", "jit_level", """\
+jit level is `O0`, `O1` or `O2`, with the capital letter O.
+
+Example:
+    | ... | o2 | ...
+
+Use instead:
+    | ... | O2 | ...
+""")
+_form_rule("PB414", "graph-compile-format", "graph_compile", """\
+graph compile is given in minutes, one value or a range: `5 mins`, `3~5 mins`.
+
+Seconds (`77s`) are accepted when `.perfbot.yml` sets `allow: {compile_seconds: true}`.
+
+Example:
+    | ... | 3-5 min | ...
+
+Use instead:
+    | ... | 3~5 mins | ...
+""")
+_form_rule("PB415", "switch-format", "switch", """\
+sink, flash attn, recompute, cache and discriminator are `ON` or `OFF`.
+
+Example:
+    | ... | on | False | ...
+
+Use instead:
+    | ... | ON | OFF | ...
+""")
+_form_rule("PB416", "precision-format", "precision", """\
+precision is `fp32`, `fp16` or `bf16` (mixed precision: a note under the table).
+
+Example:
+    | ... | FP16 | ...
+
+Use instead:
+    | ... | fp16 | ...
+""")
+_form_rule("PB417", "link-format", "link", """\
+recipe and weight are Markdown links.
+
+Example:
+    | ... | https://example.com/dit.ckpt |
+
+Use instead:
+    | ... | [weight](https://example.com/dit.ckpt) |
+""")
