@@ -17,6 +17,7 @@ from ..spec.forms import (
     compile_seconds,
     link_normalizer,
     parse_number,
+    parse_time,
     round2,
 )
 from ._util import q, set_cell
@@ -38,9 +39,15 @@ class Shown:
         x = parse_number(cell.value)
         if x is None:
             return None
-        text = cell.value.strip().strip("*`").replace(",", "")
+        text = cell.value.strip().strip("*`")
+        text = text.replace(",", ".") if text.count(",") == 1 and len(text.split(",")[1]) < 3 \
+            else text.replace(",", "")
+        return cls(x, cls.half_of(text))
+
+    @staticmethod
+    def half_of(text: str) -> float:
         decimals = len(text.split(".", 1)[1]) if "." in text else 0
-        return cls(x, 0.5 * 10.0**-decimals)
+        return 0.5 * 10.0**-decimals
 
     @property
     def lo(self) -> float:
@@ -64,15 +71,16 @@ class RowNumbers:
     step: Shown  # s/step as shown (in the column's unit)
     scale: float  # step.value * scale = seconds
     step_cell: Cell
+    frames: int = 1  # a `frames` column: img/s may count frames
 
     @property
     def per_batch(self) -> float:
         """Seconds one batch takes, from the shown s/step."""
         return self.steps * self.step.value * self.scale
 
-    def throughput_range(self) -> tuple[float, float]:
+    def throughput_range(self, per_sample: int = 1) -> tuple[float, float]:
         """img/s for every true step time that rounds to the shown s/step."""
-        n = self.cards * self.batch
+        n = self.cards * self.batch * per_sample
         lo_t = self.steps * self.step.lo * self.scale
         hi_t = self.steps * self.step.hi * self.scale
         return n / hi_t, n / lo_t
@@ -83,8 +91,17 @@ def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
     cards = _int(ctx.cell(row, ctx.column(table, "cards")))
     batch = _int(ctx.cell(row, ctx.column(table, "batch size")))
     step_cell = ctx.cell(row, step_col)
-    step = Shown.of(step_cell)
-    if step_col is None or cards is None or batch is None or step is None or step.lo <= 0:
+    t = parse_time(step_cell.value) if step_cell else None
+    if step_col is None or cards is None or batch is None or t is None:
+        return None
+    x, unit, text = t
+    scale = step_col.scale
+    if unit == "s":
+        scale = 1.0  # "0.89s" under any header is seconds
+    elif unit == "ms":
+        scale = 0.001
+    step = Shown(x, Shown.half_of(text))
+    if step.lo <= 0:
         return None
     steps = 1
     if ctx.is_inference(table) and ctx.column(table, "steps") is not None:
@@ -92,8 +109,8 @@ def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
         if s is None:
             return None
         steps = s
-    assert step_cell is not None
-    return RowNumbers(cards, batch, steps, step, step_col.scale, step_cell)
+    frames = _int(ctx.cell(row, ctx.column(table, "frames")))
+    return RowNumbers(cards, batch, steps, step, scale, step_cell, frames or 1)
 
 
 def _fmt(x: float) -> str:
@@ -101,13 +118,26 @@ def _fmt(x: float) -> str:
 
 
 def _step_text(nums: RowNumbers) -> str:
-    unit = "ms" if nums.scale != 1 else "s"
-    return f"{nums.step_cell.value}{'' if unit == 's' else ' ms'}"
+    v = nums.step_cell.value
+    return f"{v} ms" if nums.scale != 1 and not v.endswith("ms") else v
 
 
 def _overlaps(a_lo: float, a_hi: float, b_lo: float, b_hi: float) -> bool:
     eps = 1e-9 * max(1.0, abs(a_hi), abs(b_hi))
     return a_lo <= b_hi + eps and b_lo <= a_hi + eps
+
+
+def _agrees(nums: RowNumbers, shown: Shown, per_sample: int = 1) -> bool:
+    return _overlaps(*nums.throughput_range(per_sample), shown.lo, shown.hi)
+
+
+def _multiple(nums: RowNumbers, shown: Shown) -> int | None:
+    """k >= 2 when the shown img/s is k x the guide's value (k images per sample), else None."""
+    base = nums.cards * nums.batch / nums.per_batch
+    if base <= 0:
+        return None
+    k = round(shown.value / base)
+    return k if 2 <= k <= 256 and _agrees(nums, shown, k) else None
 
 
 @rule("PB401", "img-s-mismatch", severity="error", scope="performance", fix="always")
@@ -134,14 +164,15 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
         shown = Shown.of(img_cell)
         if nums is None or shown is None or img_cell is None:
             continue
-        lo, hi = nums.throughput_range()
-        if _overlaps(lo, hi, shown.lo, shown.hi):
+        if _agrees(nums, shown) or (nums.frames > 1 and _agrees(nums, shown, nums.frames)):
             continue
         if nums.steps > 1 and _overlaps(
             nums.steps * nums.step.lo * nums.scale, nums.steps * nums.step.hi * nums.scale,
             shown.lo, shown.hi,
         ):  # fmt: skip
             continue  # reported by PB402: the value is the time per image
+        if _multiple(nums, shown):
+            continue  # reported by PB406: several images per sample
         want = round2(nums.cards * nums.batch / nums.per_batch)
         formula = f"{nums.cards} × {nums.batch}"
         formula += f" / ({nums.steps} × {_step_text(nums)})" if nums.steps > 1 else (
@@ -201,6 +232,45 @@ def img_s_is_s_img(ctx: Context, table: Table) -> Iterator[Issue]:
                 f"img/s {q(img_cell.value)} looks like seconds per image "
                 f"({nums.steps} steps × {_step_text(nums)}); img/s would be {want}: "
                 "put the time per image in an `s/img` column",
+                table=table.index,
+                row_key=ctx.row_key(table, row),
+            )
+
+
+@rule("PB406", "img-s-multiple", severity="info", scope="performance")
+def img_s_multiple(ctx: Context, table: Table) -> Iterator[Issue]:
+    """img/s is a whole multiple of cards × batch size / s/step: several images per sample?
+
+    A model that makes several images per sample (multi-view generation, video frames) may count
+    each of them. The guide's img/s counts samples; say in a note under the table what img/s
+    counts, or add a `frames` column (then img/s may count frames).
+
+    Example:
+        | mvd | 1 | 1 | 512x512 | O0 | euler | 50 | 1.60 | 0.075 |
+
+    Use instead:
+        | mvd | 1 | 1 | 512x512 | O0 | euler | 50 | 1.60 | 0.01 |
+
+        (or keep 0.075 with a note: "img/s counts the 6 views of each sample")
+    """
+    img_col = ctx.column(table, "img/s")
+    if img_col is None:
+        return
+    for row in table.rows:
+        nums = _numbers(ctx, table, row)
+        img_cell = ctx.cell(row, img_col)
+        shown = Shown.of(img_cell)
+        if nums is None or shown is None or img_cell is None or _agrees(nums, shown):
+            continue
+        if nums.frames > 1 and _agrees(nums, shown, nums.frames):
+            continue
+        k = _multiple(nums, shown)
+        if k:
+            base = round2(nums.cards * nums.batch / nums.per_batch)
+            yield Issue(
+                img_cell.line,
+                f"img/s {q(img_cell.value)} is {k} × cards × batch size / s/step ({base}); if each "
+                f"sample yields {k} images, say so in a note under the table",
                 table=table.index,
                 row_key=ctx.row_key(table, row),
             )

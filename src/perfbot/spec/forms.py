@@ -37,13 +37,29 @@ def _strip_md(v: str) -> str:
 
 
 def parse_number(v: str) -> float | None:
-    """A plain decimal number in a cell (markdown emphasis, ``~`` and thousands commas allowed)."""
+    """A plain decimal number in a cell (markdown emphasis, ``~``, thousands commas and a
+    decimal comma such as ``47,34`` allowed)."""
     v = _strip_md(v).lstrip("~≈").strip()
     if re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", v):
         v = v.replace(",", "")
+    elif re.fullmatch(r"[0-9]+,[0-9]{1,2}", v):
+        v = v.replace(",", ".")
     if NUMBER.match(v):
         return float(v)
     return None
+
+
+_TIME = re.compile(rf"^(?P<n>{_NUM}|[0-9]+,[0-9]{{1,2}})\s*(?P<u>s|sec|secs|seconds?|ms)?$", re.I)
+
+
+def parse_time(v: str) -> tuple[float, str | None, str] | None:
+    """A time cell: (number, unit written or None, the number's text). ``0.89s`` -> (0.89, "s")."""
+    m = _TIME.match(_strip_md(v).lstrip("~≈").strip())
+    if not m:
+        return None
+    text = m.group("n").replace(",", ".")
+    unit = m.group("u")
+    return float(text), ("ms" if unit and unit.lower() == "ms" else "s" if unit else None), text
 
 
 def round2(x: float) -> str:
@@ -129,6 +145,9 @@ _DEC2 = re.compile(r"^[0-9]+\.[0-9]{2}$")
 
 def _dec2_norm(v: str) -> str | None:
     x = parse_number(v)
+    if x is None:
+        t = parse_time(v)  # "0.89s" under s/step: the unit is the header's
+        x = t[0] if t and t[1] == "s" else None
     return None if x is None else round2(x)
 
 
