@@ -155,17 +155,21 @@ def _align(cell: Cell) -> str | None:
 _SENTENCE_HINT = re.compile(
     r"(?i)\b(?:experiments?\s+(?:are|were|is|was)\s+(?:tested|conducted|run|measured)"
     r"|(?:performance|speed|results?)\s+(?:are\s+|is\s+)?tested)\s+on\b"
+    r"|实验在"
 )
 _DEVICE = re.compile(
     r"(?i)\[?(?P<d>910\s*\*|910\s*b\d?|atlas\s+800[ti]\s+a2|atlas\s+a2|910a?|910)\]?"
     r"(?:\s+(?:machines?|chips?|npus?|servers?))?"
 )
 _MS_VERSION = re.compile(
-    r"(?i)\bmind\s*s?p?s?o?r?e\b\**\s*\[?v?(?P<v>\d+\.\d+(?:\.\d+)?(?:[-.]?rc\d*)?)"
+    r"(?i)(?<![a-z])mind\s*s?p?s?o?r?e(?![a-z])\**\s*\[?v?(?P<v>\d+\.\d+(?:\.\d+)?(?:[-.]?rc\d*)?)"
     r"(?:\s*/\s*(?P<v2>\d+\.\d+(?:\.\d+)?))?\]?\*?"
 )
 _MINDSPORE_TYPO = re.compile(r"(?i)\bmind(?:spore|psore|sopre|spre|spor|sproe)\b")
-_MODE = re.compile(r"(?i)\**\b(?P<m>graph|pynative|py-native)\b\**\s+mode\b")
+_MODE = re.compile(
+    r"(?i)\**\b(?P<m>graph|pynative|py-native)\b\**\s+mode\b|[（(](?P<zh>图|静态图|动态图)模式[）)]"
+)
+_ZH_MODE = {"图": "graph", "静态图": "graph", "动态图": "pynative"}
 
 
 def canonical_sentence(device: str, version: str, mode: str) -> str:
@@ -178,6 +182,8 @@ def sentence_span(line: str) -> tuple[int, int] | None:
     if not m:
         return None
     start = m.start()
+    if m.group(0) == "实验在":
+        return start, len(line.rstrip().rstrip("：:。.").rstrip()) + (0)
     lead = line[:start]
     lm = re.search(r"(?i)(?:the\s+following\s+)$", lead)
     if lm:
@@ -217,7 +223,7 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
     mm = _MODE.search(text)
     mode = None
     if mm:
-        mode = mm.group("m").lower().replace("-", "")
+        mode = _ZH_MODE[mm.group("zh")] if mm.group("zh") else mm.group("m").lower().replace("-", "")
     canonical = (
         device is not None
         and len(versions) == 1

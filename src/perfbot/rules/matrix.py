@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..engine import Context
 from ..model import Row, Table
 from ..registry import Issue, rule
-from ..spec.versions import parse_version
+from ..spec.versions import mindspore_versions, parse_version
 from ._util import q, set_cell
 
 _COLS = {"mindspore": "mindspore", "driver": "ascend driver", "firmware": "firmware",
@@ -49,12 +49,18 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
             if i.code != "cann_mismatch" or cells["cann"] is None or not i.expected:
                 continue
             cell = cells["cann"]
+            several = len(mindspore_versions(cells["mindspore"].value)) > 1
             yield Issue(
                 cell.line,
                 f"CANN {q(cell.value)} does not ship with MindSpore {i.mindspore}; the matrix "
-                f"pairs it with CANN `{i.expected}` (a combination you verified can be added "
-                "under `matrix:` in .perfbot.yml)",
-                set_cell(cell, i.expected, f"Set CANN to {i.expected}"),
+                f"pairs it with CANN `{i.expected}`"
+                + (
+                    " (this row names several MindSpore versions: give each its own row)"
+                    if several
+                    else " (a combination you verified can be added under `matrix:` in "
+                    ".perfbot.yml)"
+                ),
+                None if several else set_cell(cell, i.expected, f"Set CANN to {i.expected}"),
                 table=table.index,
                 row_key=cell.text,
             )
@@ -107,12 +113,19 @@ def unknown_mindspore(ctx: Context, table: Table) -> Iterator[Issue]:
         for i in issues:
             if i.code == "unknown_mindspore":
                 cell = cells["mindspore"]
-                yield Issue(
-                    cell.line,
-                    f"{i.message}; the row is not checked. Add it under `matrix:` in "
-                    ".perfbot.yml (see `perfbot matrix`)",
-                    table=table.index,
-                )
+                if not mindspore_versions(cell.value):
+                    msg = (
+                        f"mindspore {q(cell.value)} is not a MindSpore version, so the row cannot "
+                        "be checked; write the exact version the model was verified on, one row "
+                        "per version"
+                    )
+                else:
+                    msg = (
+                        f"MindSpore `{i.found}` is not in perfbot's compatibility matrix, so the "
+                        "row is not checked; add the combination under `matrix:` in .perfbot.yml "
+                        "(`perfbot matrix` shows the known rows)"
+                    )
+                yield Issue(cell.line, msg, table=table.index)
 
 
 _KIND = {"mindspore": "mindspore", "driver": "driver", "firmware": "firmware", "cann": "cann"}
@@ -141,8 +154,8 @@ def version_spelling(ctx: Context, table: Table) -> Iterator[Issue]:
             continue
         for kind in ("driver", "firmware", "cann"):
             cell, want = cells[kind], canonical.get(kind)
-            if cell is None or not want or cell.value == want:
-                continue
+            if cell is None or not want or cell.value == want or "](" in cell.value:
+                continue  # a linked version keeps its link
             a, b = parse_version(kind, cell.value), parse_version(kind, want)
             if a is not None and b is not None and a.canonical == b.canonical:
                 yield Issue(
