@@ -74,7 +74,10 @@ class MatrixRowConfig(_Strict):
     @field_validator("mindspore", "driver", "firmware", "cann", mode="before")
     @classmethod
     def _str(cls, v: Any) -> Any:
-        return str(v) if isinstance(v, int | float) else v
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            # YAML reads `mindspore: 2.10` as the number 2.1: refuse rather than guess
+            raise ValueError(f"write versions as quoted strings (YAML read {v!r} as a number)")
+        return v
 
 
 class ReviewConfig(_Strict):

@@ -306,7 +306,7 @@ class _Builder:
         # <div align="center"> and friends: blank out the wrapper lines (keeping offsets) and
         # parse what is inside as Markdown.
         inner = "".join(
-            ("\n" if _HTML_WRAPPER_LINE.match(ln) else ln + "\n")
+            (" " * len(ln) + "\n" if _HTML_WRAPPER_LINE.match(ln) else ln + "\n")
             for ln in raw.split("\n")[:-1]
         )
         self.walk(block_tokens(inner), base=a, in_html=True)

@@ -34,4 +34,4 @@ def reorder_line(row: Row, order: list[int]) -> Edit | None:
     head = line[: segs[0][0]]
     tail = line[segs[-1][1] :]
     new = head + "|".join(pieces[i] for i in order) + tail
-    return Edit(row.line, 0, len(line), new) if new != line else None
+    return Edit(row.line, 0, len(line), new)

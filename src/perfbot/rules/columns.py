@@ -129,7 +129,9 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     if all(e is not None for e in edits) and all(
         len(r.cells) == len(names) for r in table.lines
     ):
-        fix = Fix("Reorder the columns", tuple(e for e in edits if e))
+        raws = {r.line: r.raw for r in table.lines}
+        changed = tuple(e for e in edits if e and e.text != raws[e.line])
+        fix = Fix("Reorder the columns", changed) if changed else None
     yield Issue(
         table.header.line,
         f"columns are not in the guide's order; expected `| {expected} |`",
