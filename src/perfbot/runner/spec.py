@@ -1,0 +1,419 @@
+"""`BenchmarkSpec`: one benchmark declared under `benchmarks:` in a repository's `.perfbot.yml`.
+
+Field descriptions here are user documentation (they are mirrored in `docs/runner.md`).
+The model never runs anything; `perfbot.runner.bench` does.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+__all__ = [
+    "BenchmarkSpec",
+    "LogFormat",
+    "SpecError",
+    "format_validation_error",
+    "load_benchmarks",
+    "validate_benchmarks",
+]
+
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|m|min|mins|h|hr|hrs)?\s*$", re.I)
+_DURATION_UNIT = {"s": 1, "sec": 1, "secs": 1, "m": 60, "min": 60, "mins": 60, "h": 3600}
+_DURATION_UNIT |= {"hr": 3600, "hrs": 3600}
+
+
+class SpecError(ValueError):
+    """A `.perfbot.yml` benchmarks problem, worded for the user (no traceback needed)."""
+
+
+class LogFormat(StrEnum):
+    """How to read step times from a training log (see docs/runner.md, "Log formats")."""
+
+    auto = "auto"
+    mindone = "mindone"
+    mindone_result = "mindone_result"
+    perf_recorder = "perf_recorder"
+    mindcv = "mindcv"
+    mindcv_result = "mindcv_result"
+    mindocr_result = "mindocr_result"
+    mindyolo = "mindyolo"
+    mindocr = "mindocr"
+    timemonitor = "timemonitor"
+    mindaudio = "mindaudio"
+    regex = "regex"
+
+
+class BenchmarkSpec(BaseModel):
+    """One benchmark: which README row it measures and how to run and read the training command."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(
+        description=(
+            "Unique name of the benchmark, used by `perfbot bench --name` and in the CI matrix. "
+            "Letters, digits, `.`, `_` and `-` only, e.g. `dit-256-8p`."
+        )
+    )
+    readme: str = Field(
+        description="Path of the README whose Performance table this benchmark fills, relative "
+        "to the directory of `.perfbot.yml`, e.g. `examples/dit/README.md`."
+    )
+    row: dict[str, str] | int = Field(
+        description=(
+            "Which row of the README's Performance table(s) the result belongs to. Either a "
+            "mapping of column name to cell value that must all match (case-insensitive, e.g. "
+            '`{"model name": "dit", "cards": 8}`), or a 1-based index of the data row among all '
+            "performance-table rows of the README, in document order (1 = first data row). "
+            "YAML booleans are read as `ON`/`OFF` (`sink: ON` parses as true in YAML)."
+        )
+    )
+    command: list[str] = Field(
+        description=(
+            "The training command. A list of arguments (recommended), or a string split like a "
+            "POSIX shell would split it (`shlex.split`) but never run through a shell: no pipes, "
+            "redirections, `&&` or `$VAR` expansion. Use `env` for variables."
+        )
+    )
+    workdir: str = Field(
+        default=".",
+        description="Directory the command runs in, relative to the directory of `.perfbot.yml`.",
+    )
+    env: dict[str, str] = Field(
+        default_factory=dict,
+        description=(
+            "Extra environment variables for the command (numbers are turned into strings). "
+            "perfbot also sets `PYTHONUNBUFFERED=1` and `MS_COMPILER_CACHE_ENABLE=0` unless you "
+            "set them, so graph compile time is measured from scratch."
+        ),
+    )
+    cards: int = Field(gt=0, description="Number of NPUs (cards) the command trains on.")
+    batch_size: int = Field(gt=0, description="Batch size per card.")
+    steps: int | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Number of training steps the command is expected to run. Optional; when set, perfbot "
+            "notes in the result if it measured fewer steps. Keep it small (e.g. 100-300): "
+            "perfbot needs only a few dozen steady steps."
+        ),
+    )
+    steps_per_epoch: int | None = Field(
+        default=None,
+        gt=0,
+        description=(
+            "Steps in one epoch. Needed only for per-epoch result files that do not say it "
+            "(`mindcv_result`, `mindocr_result`)."
+        ),
+    )
+    warmup: int = Field(
+        default=5,
+        ge=0,
+        description=(
+            "Number of first steps not counted in s/step (warm-up). Step 1, which holds graph "
+            "compile, is never counted, nor in sink mode the first epoch."
+        ),
+    )
+    timeout: float = Field(
+        default=3600,
+        gt=0,
+        description=(
+            "Seconds after which the command (its whole process group) is killed and the "
+            "benchmark reports `timeout`. Also accepts `90m`, `2h`, `600s`."
+        ),
+    )
+    log: str | None = Field(
+        default=None,
+        description=(
+            "File to read step times from, relative to `workdir`; a glob such as "
+            "`output/*/result.log` picks the newest match written during the run. "
+            "Default: the command's own stdout and stderr."
+        ),
+    )
+    log_format: LogFormat = Field(
+        default=LogFormat.auto,
+        description=(
+            "Format of the log: `auto` (detect), `mindone`, `mindone_result`, `perf_recorder`, "
+            "`mindcv`, `mindcv_result`, `mindocr_result`, `mindyolo`, `mindocr`, `timemonitor`, "
+            "`mindaudio` or `regex`."
+        ),
+    )
+    regex: str | None = Field(
+        default=None,
+        description=(
+            "With `log_format: regex`: a Python regular expression matched against each log line, "
+            "with a named group `ms` (milliseconds per step) or `s` (seconds per step), and "
+            "optionally `step` (global step number; then a line averages the steps since the "
+            "previous match). Setting `regex` implies `log_format: regex`."
+        ),
+    )
+    sink_mode: bool = Field(
+        default=False,
+        description=(
+            "The command trains in data-sink mode, so the log has one line per epoch: s/step comes "
+            "from per-epoch times and graph compile is the first epoch minus a steady epoch."
+        ),
+    )
+    runs_on: list[str] = Field(
+        default_factory=lambda: ["self-hosted", "ascend"],
+        description="GitHub Actions runner labels for the CI job that runs this benchmark.",
+    )
+    inference: bool = Field(
+        default=False,
+        description=(
+            "The row is an inference row: s/step is one sampling step and "
+            "img/s = cards x batch size / (sampling_steps x s/step)."
+        ),
+    )
+    sampling_steps: int | None = Field(
+        default=None,
+        gt=0,
+        description="Sampling steps per image (the `steps` column); required with `inference`.",
+    )
+    outlier_seconds: float = Field(
+        default=100.0,
+        gt=0,
+        description=(
+            "Steps at least this long (seconds) are treated as checkpoint saving and dropped, "
+            "unless every step is that long."
+        ),
+    )
+    outlier_factor: float = Field(
+        default=10.0,
+        gt=1,
+        description="Steps longer than this many times the median step are dropped as outliers.",
+    )
+
+    # ---- validators -------------------------------------------------------------------------
+
+    @field_validator("name")
+    @classmethod
+    def _check_name(cls, v: str) -> str:
+        if not _NAME_RE.match(v):
+            raise ValueError(
+                "use letters, digits, '.', '_' and '-' only, starting with a letter or digit"
+            )
+        return v
+
+    @field_validator("readme", "workdir")
+    @classmethod
+    def _check_path(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must not be empty")
+        return v.strip()
+
+    @field_validator("row", mode="before")
+    @classmethod
+    def _norm_row(cls, v: Any) -> Any:
+        if isinstance(v, bool):
+            raise ValueError("must be a mapping of column to value, or a row number")
+        if isinstance(v, int):
+            if v < 1:
+                raise ValueError("a row number is 1-based: 1 is the first data row")
+            return v
+        if isinstance(v, dict):
+            if not v:
+                raise ValueError("must name at least one column")
+            out: dict[str, str] = {}
+            for key, value in v.items():
+                out[str(key).strip().lower()] = _cell_text(value)
+            return out
+        raise ValueError("must be a mapping of column to value, or a row number")
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _split_command(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            try:
+                v = shlex.split(v)
+            except ValueError as exc:
+                raise ValueError(f"cannot split the command string: {exc}") from None
+        if isinstance(v, list):
+            if not v:
+                raise ValueError("must not be empty")
+            out = []
+            for arg in v:
+                if isinstance(arg, bool) or not isinstance(arg, str | int | float):
+                    raise ValueError("every argument must be a string or a number")
+                out.append(str(arg))
+            if not out[0].strip():
+                raise ValueError("the program name must not be empty")
+            return out
+        return v
+
+    @field_validator("env", mode="before")
+    @classmethod
+    def _norm_env(cls, v: Any) -> Any:
+        if v is None:
+            return {}
+        if not isinstance(v, dict):
+            return v
+        out: dict[str, str] = {}
+        for key, value in v.items():
+            if isinstance(value, bool):
+                raise ValueError(f"{key}: quote the value ('{str(value).lower()}' or '1'/'0')")
+            if value is None:
+                raise ValueError(f"{key}: has no value")
+            if not isinstance(value, str | int | float):
+                raise ValueError(f"{key}: must be a string or a number")
+            out[str(key)] = str(value)
+        return out
+
+    @field_validator("timeout", mode="before")
+    @classmethod
+    def _parse_timeout(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            m = _DURATION_RE.match(v)
+            if not m:
+                raise ValueError("use seconds (3600) or a duration such as '90m' or '2h'")
+            return float(m.group(1)) * _DURATION_UNIT[(m.group(2) or "s").lower()]
+        return v
+
+    @field_validator("runs_on", mode="before")
+    @classmethod
+    def _norm_runs_on(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            v = [v]
+        if isinstance(v, list) and not v:
+            raise ValueError("needs at least one runner label")
+        return v
+
+    @field_validator("regex")
+    @classmethod
+    def _check_regex(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        try:
+            pattern = re.compile(v)
+        except re.error as exc:
+            raise ValueError(f"not a valid regular expression: {exc}") from None
+        groups = pattern.groupindex
+        if ("ms" in groups) == ("s" in groups):
+            raise ValueError("needs exactly one named group: (?P<ms>...) or (?P<s>...)")
+        return v
+
+    @model_validator(mode="after")
+    def _check_combinations(self) -> BenchmarkSpec:
+        if self.regex is not None and self.log_format is LogFormat.auto:
+            self.log_format = LogFormat.regex
+        if self.log_format is LogFormat.regex and self.regex is None:
+            raise ValueError("log_format 'regex' needs a 'regex' with a named group ms or s")
+        if self.regex is not None and self.log_format is not LogFormat.regex:
+            raise ValueError(f"'regex' is only used with log_format 'regex', not {self.log_format}")
+        per_epoch = (LogFormat.mindcv_result, LogFormat.mindocr_result)
+        if self.log_format in per_epoch and self.steps_per_epoch is None:
+            raise ValueError(
+                f"log_format '{self.log_format}' gives one time per epoch: set 'steps_per_epoch'"
+            )
+        if self.inference and self.sampling_steps is None:
+            raise ValueError("'inference: true' needs 'sampling_steps' (the steps column)")
+        if self.sampling_steps is not None and not self.inference:
+            raise ValueError("'sampling_steps' is only used with 'inference: true'")
+        return self
+
+
+def _cell_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "ON" if value else "OFF"
+    if value is None:
+        return ""
+    return str(value).strip()
+
+
+# ---- loading ------------------------------------------------------------------------------
+
+
+def format_validation_error(exc: ValidationError, where: str) -> list[str]:
+    """One user-facing line per problem, e.g. `benchmarks[2] (dit-8p): cards: must be > 0`."""
+    known = set(BenchmarkSpec.model_fields)
+    lines = []
+    for err in exc.errors(include_url=False):
+        loc = [str(p) for p in err.get("loc", ())]
+        field = ".".join(loc)
+        msg = err.get("msg", "invalid")
+        msg = msg.removeprefix("Value error, ")
+        if err.get("type") == "extra_forbidden" and loc:
+            guess = difflib.get_close_matches(loc[0].replace("-", "_").replace(" ", "_"), known, 1)
+            msg = "unknown key" + (f"; did you mean '{guess[0]}'?" if guess else "")
+        elif err.get("type") == "missing":
+            msg = "missing (required)"
+        lines.append(f"{where}: {field}: {msg}" if field else f"{where}: {msg}")
+    return lines
+
+
+def validate_benchmarks(data: Any, *, source: str = ".perfbot.yml") -> list[BenchmarkSpec]:
+    """Validate the value of the `benchmarks:` key (a list of mappings).
+
+    Raises `SpecError` with every problem, one per line, worded for the user.
+    """
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise SpecError(f"{source}: 'benchmarks' must be a list of benchmarks")
+    specs: list[BenchmarkSpec] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for i, item in enumerate(data):
+        label = f"{source}: benchmarks[{i}]"
+        if isinstance(item, dict) and isinstance(item.get("name"), str):
+            label += f" ({item['name']})"
+        if not isinstance(item, dict):
+            problems.append(f"{label}: must be a mapping of keys such as name, readme, command")
+            continue
+        try:
+            spec = BenchmarkSpec.model_validate(item)
+        except ValidationError as exc:
+            problems.extend(format_validation_error(exc, label))
+            continue
+        if spec.name in seen:
+            problems.append(
+                f"{label}: name '{spec.name}' is already used by benchmarks[{seen[spec.name]}]"
+            )
+            continue
+        seen[spec.name] = i
+        specs.append(spec)
+    if problems:
+        raise SpecError("\n".join(problems))
+    return specs
+
+
+def load_benchmarks(path: str | Path) -> list[BenchmarkSpec]:
+    """Read `path` (a `.perfbot.yml`) with PyYAML and validate its `benchmarks:` list.
+
+    Only the `benchmarks` key is read; the rest of the file belongs to `perfbot.config`.
+    Raises `SpecError` (user-facing message) on any problem.
+    """
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise SpecError(f"{p}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SpecError(f"{p}: cannot read: {exc}") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        where = ""
+        mark = getattr(exc, "problem_mark", None)
+        if mark is not None:
+            where = f" (line {mark.line + 1}, column {mark.column + 1})"
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise SpecError(f"{p}: not valid YAML{where}: {problem}") from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SpecError(f"{p}: must be a mapping with a 'benchmarks:' list")
+    if "benchmarks" not in data:
+        raise SpecError(f"{p}: has no 'benchmarks:' list")
+    specs = validate_benchmarks(data["benchmarks"], source=str(p))
+    if not specs:
+        raise SpecError(f"{p}: 'benchmarks:' is empty")
+    return specs
