@@ -1,0 +1,209 @@
+"""Detect the software environment a benchmark ran in (MindSpore, CANN, driver, firmware).
+
+Everything is read from files under `root` (default `/`; tests pass a fake tree) and from the
+environment; anything missing or unreadable is None. Nothing here raises.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import subprocess
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "EnvInfo",
+    "cann_version",
+    "detect_environment",
+    "driver_version",
+    "firmware_version",
+    "git_commit",
+    "mindspore_version",
+]
+
+ASCEND = Path("usr/local/Ascend")
+_SHA_RE = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
+
+
+class EnvInfo(BaseModel):
+    """The environment of one benchmark run; None where it could not be found."""
+
+    mindspore: str | None = Field(default=None, description="MindSpore version, e.g. 2.3.1")
+    cann: str | None = Field(default=None, description="CANN toolkit version, e.g. 8.0.RC2")
+    driver: str | None = Field(default=None, description="Ascend driver version, e.g. 24.1.rc2")
+    firmware: str | None = Field(default=None, description="Ascend firmware, e.g. 7.3.0.1.231")
+    python: str | None = Field(default=None, description="Python version running perfbot")
+    machine: str | None = Field(default=None, description="CPU architecture, e.g. aarch64")
+    runner: str | None = Field(default=None, description="GitHub runner name ($RUNNER_NAME)")
+    commit: str | None = Field(default=None, description="Commit of the benchmarked checkout")
+
+
+def _under(root: str | Path, path: str | Path) -> Path:
+    """`path` inside `root` (absolute paths are re-rooted)."""
+    p = Path(path)
+    if p.is_absolute():
+        p = p.relative_to(p.anchor)
+    return Path(root) / p
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+
+
+def _key_values(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        out.setdefault(key.strip().lower(), value.strip().strip("\"'"))
+    return out
+
+
+def _version_in(path: Path) -> str | None:
+    text = _read(path)
+    if text is None:
+        return None
+    kv = _key_values(text)
+    version = kv.get("version")
+    if version:
+        return version
+    # version.cfg: runtime_running_version=[7.3.0.1.231:8.0.RC2] -> the CANN part after ':'
+    for key in ("runtime_running_version", "compiler_running_version"):
+        value = kv.get(key, "")
+        m = re.search(r"\[([^\]:]*):([^\]]+)\]", value)
+        if m and m.group(2).strip():
+            return m.group(2).strip()
+    return None
+
+
+def _safe_glob(base: Path, pattern: str) -> list[Path]:
+    try:
+        return sorted(base.glob(pattern))
+    except OSError:
+        return []
+
+
+def cann_version(root: str | Path = "/", environ: Mapping[str, str] | None = None) -> str | None:
+    """CANN version from the toolkit's `ascend_toolkit_install.info`, else its `version.cfg`.
+
+    Looks in `$ASCEND_TOOLKIT_HOME` (when set) and `/usr/local/Ascend/ascend-toolkit/latest`.
+    """
+    environ = os.environ if environ is None else environ
+    homes: list[Path] = []
+    if environ.get("ASCEND_TOOLKIT_HOME"):
+        homes.append(_under(root, environ["ASCEND_TOOLKIT_HOME"]))
+    homes.append(_under(root, ASCEND / "ascend-toolkit" / "latest"))
+    for home in homes:
+        for pattern in ("*/ascend_toolkit_install.info", "ascend_toolkit_install.info"):
+            for path in _safe_glob(home, pattern):
+                if v := _version_in(path):
+                    return v
+        for pattern in ("version.cfg", "*/version.cfg"):
+            for path in _safe_glob(home, pattern):
+                if v := _version_in(path):
+                    return v
+    return None
+
+
+def driver_version(root: str | Path = "/") -> str | None:
+    """`Version=` of /usr/local/Ascend/driver/version.info."""
+    return _version_in(_under(root, ASCEND / "driver" / "version.info"))
+
+
+def firmware_version(root: str | Path = "/") -> str | None:
+    """`Version=` of /usr/local/Ascend/firmware/version.info."""
+    return _version_in(_under(root, ASCEND / "firmware" / "version.info"))
+
+
+def mindspore_version(root: str | Path = "/", python: str | None = None) -> str | None:
+    """MindSpore version: from this interpreter's package metadata (only when `root` is `/`),
+    else by asking `python` (the benchmark's interpreter, if it differs) for it."""
+    if Path(root) == Path("/"):
+        try:
+            return metadata.version("mindspore")
+        except metadata.PackageNotFoundError:
+            pass
+        except Exception:
+            return None
+        if python:
+            code = (
+                "import importlib.metadata as m\n"
+                "try: print(m.version('mindspore'))\n"
+                "except Exception: pass\n"
+            )
+            try:
+                proc = subprocess.run(
+                    [python, "-c", code],
+                    capture_output=True,
+                    text=True,
+                    timeout=30,
+                    check=False,
+                )
+            except (OSError, subprocess.SubprocessError):
+                return None
+            out = proc.stdout.strip()
+            if proc.returncode == 0 and out and " " not in out:
+                return out
+    return None
+
+
+def git_commit(
+    workdir: str | Path | None = None, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """`git rev-parse HEAD` in `workdir`, else `$GITHUB_SHA`."""
+    environ = os.environ if environ is None else environ
+    if workdir is not None:
+        try:
+            proc = subprocess.run(
+                ["git", "rev-parse", "HEAD"],
+                cwd=workdir,
+                capture_output=True,
+                text=True,
+                timeout=15,
+                check=False,
+            )
+            sha = proc.stdout.strip()
+            if proc.returncode == 0 and _SHA_RE.match(sha):
+                return sha
+        except (OSError, subprocess.SubprocessError):
+            pass
+    sha = environ.get("GITHUB_SHA", "").strip()
+    return sha or None
+
+
+def detect_environment(
+    root: str | Path = "/",
+    *,
+    workdir: str | Path | None = None,
+    environ: Mapping[str, str] | None = None,
+    python: str | None = None,
+) -> EnvInfo:
+    """Everything perfbot records about where a benchmark ran. Never raises."""
+    environ = os.environ if environ is None else environ
+
+    def safe(fn, *args):
+        try:
+            return fn(*args)
+        except Exception:
+            return None
+
+    return EnvInfo(
+        mindspore=safe(mindspore_version, root, python),
+        cann=safe(cann_version, root, environ),
+        driver=safe(driver_version, root),
+        firmware=safe(firmware_version, root),
+        python=platform.python_version(),
+        machine=platform.machine() or None,
+        runner=environ.get("RUNNER_NAME") or None,
+        commit=safe(git_commit, workdir, environ),
+    )
