@@ -1,0 +1,545 @@
+"""`perfbot bench`: run one benchmark's training command and measure it.
+
+The command runs without a shell, in its own process group, with a timeout after which the
+whole group is killed. Its stdout and stderr go (merged, in order) to an output file and, with
+`echo`, to our stdout. Then the log (that output, or the benchmark's `log` file) is parsed,
+measured and written as a `BenchResult` JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime as dt
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import IO, Literal
+
+from pydantic import BaseModel, Field, ValidationError
+
+from perfbot import __version__
+from perfbot.runner.envinfo import EnvInfo, detect_environment
+from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, parse_log
+from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
+from perfbot.runner.spec import BenchmarkSpec, SpecError, load_benchmarks
+
+__all__ = [
+    "BenchResult",
+    "ResultsError",
+    "StepTime",
+    "bench_main",
+    "load_results",
+    "run_benchmark",
+    "write_result",
+]
+
+Status = Literal["ok", "failed", "timeout", "no_samples"]
+TAIL_LINES = 50
+MAX_STEP_TIMES = 20_000
+_LOG_MTIME_SLACK = 2.0  # seconds; a `log` file older than the run start minus this is stale
+
+
+class ResultsError(ValueError):
+    """A results file cannot be read (message is for the user)."""
+
+
+class StepTime(BaseModel):
+    """One parsed sample: per-step seconds of `span` steps ending at `step`."""
+
+    step: int
+    seconds: float
+    span: int = 1
+    kind: Literal["step", "epoch"] = "step"
+
+
+class BenchResult(BaseModel):
+    """The outcome of one benchmark run, as written to the results JSON."""
+
+    schema_version: int = Field(default=1, description="Version of this JSON layout")
+    name: str = Field(description="The benchmark's name in .perfbot.yml")
+    readme: str = Field(description="README the row belongs to (relative to .perfbot.yml)")
+    row: dict[str, str] | int = Field(description="The row selector from the benchmark")
+    status: Status = Field(
+        description="ok: measured; failed: non-zero exit; timeout: killed after the timeout; "
+        "no_samples: exited 0 but no step times were found in the log"
+    )
+    message: str = Field(default="", description="One-line human summary of the outcome")
+    returncode: int | None = Field(default=None, description="Exit code; None if not started")
+    duration: float = Field(default=0.0, description="Wall-clock seconds the command ran")
+    started_at: str = Field(default="", description="UTC start time, ISO 8601")
+    command: list[str] = Field(default_factory=list)
+    cards: int
+    batch_size: int
+    inference: bool = False
+    sampling_steps: int | None = None
+    sink_mode: bool = False
+    log_format: str | None = Field(default=None, description="Format the log was read as")
+    log_path: str | None = Field(default=None, description="File the step times came from")
+    output_path: str | None = Field(default=None, description="Captured stdout+stderr")
+    s_per_step: float | None = Field(default=None, description="Steady median seconds/step")
+    iqr: float | None = Field(default=None, description="Interquartile range of s/step")
+    cv: float | None = Field(default=None, description="Coefficient of variation of s/step")
+    graph_compile_s: float | None = Field(
+        default=None, description="First step (or epoch) minus a steady one, seconds"
+    )
+    first_step_s: float | None = Field(default=None, description="Seconds of step 1")
+    img_per_s: float | None = Field(default=None, description="cards*batch size/s/step")
+    steps_measured: int = Field(default=0, description="Steady steps behind s/step")
+    outliers_dropped: int = 0
+    measure_mode: str | None = Field(default=None, description="'step' or 'epoch' samples")
+    table: dict[str, str] = Field(
+        default_factory=dict,
+        description="Cells for the README row, formatted: cards, batch size, graph compile, "
+        "s/step, img/s (and steps for inference)",
+    )
+    step_times: list[StepTime] = Field(default_factory=list, description="Parsed samples")
+    environment: EnvInfo = Field(default_factory=EnvInfo)
+    commit: str | None = None
+    runner: str | None = None
+    log_tail: list[str] = Field(default_factory=list, description="Last output lines if not ok")
+    notes: list[str] = Field(default_factory=list)
+    perfbot_version: str = __version__
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+# ---- running ------------------------------------------------------------------------------
+
+
+def _pump(src: IO[bytes], sinks: list[IO[bytes]]) -> None:
+    """Copy `src` to every sink until EOF (runs in a thread)."""
+    while True:
+        try:
+            chunk = src.read1(65536) if hasattr(src, "read1") else src.read(65536)
+        except (OSError, ValueError):
+            break
+        if not chunk:
+            break
+        for sink in sinks:
+            try:
+                sink.write(chunk)
+                sink.flush()
+            except (OSError, ValueError):
+                pass
+
+
+def _kill_group(proc: subprocess.Popen[bytes], grace: float) -> None:
+    """SIGTERM the process group, then SIGKILL what is left after `grace` seconds."""
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+        if sig == signal.SIGTERM:
+            # The leader is gone; make sure no member of its group lingers.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        return
+
+
+def _tail(path: Path, n: int = TAIL_LINES) -> list[str]:
+    try:
+        with path.open("rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            start = max(0, fh.tell() - 256 * 1024)
+            fh.seek(start)
+            data = fh.read()
+    except OSError:
+        return []
+    text = data.decode("utf-8", errors="replace")
+    if not text.endswith(("\n", "\r")):
+        text += "\n"  # keep an unfinished last line: it may be the error
+    lines = clean_lines(text)
+    if start > 0 and lines:
+        lines = lines[1:]  # cut mid-line
+    return lines[-n:]
+
+
+def _python_of(command: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """The interpreter of a `python ...` command, to ask it for the MindSpore version."""
+    prog = command[0]
+    if not Path(prog).name.startswith("python"):
+        return None
+    return shutil.which(prog, path=env.get("PATH"))
+
+
+def _find_log(pattern: str, cwd: Path, since: float) -> tuple[Path | None, str]:
+    """Newest file matching `pattern` (relative to `cwd`) written since `since` (epoch secs)."""
+    matches = [Path(p) for p in glob.glob(os.path.join(cwd, pattern), recursive=True)]
+    files = []
+    for p in matches:
+        with contextlib.suppress(OSError):
+            if p.is_file():
+                files.append((p.stat().st_mtime, p))
+    if not files:
+        return None, f"log file '{pattern}' not found in {cwd}"
+    fresh = [(m, p) for m, p in files if m >= since - _LOG_MTIME_SLACK]
+    if not fresh:
+        return None, f"log file '{pattern}' was not written during this run (it is older)"
+    return max(fresh)[1], ""
+
+
+def run_benchmark(
+    spec: BenchmarkSpec,
+    *,
+    workdir: str | Path,
+    root: str | Path = "/",
+    env: Mapping[str, str] | None = None,
+    output_path: str | Path | None = None,
+    echo: bool = False,
+    kill_grace: float = 5.0,
+) -> BenchResult:
+    """Run `spec`'s command and measure it.
+
+    `workdir` is the directory of `.perfbot.yml` (the benchmark's `workdir`, `readme` and `log`
+    are relative to it); `root` is where the Ascend install is looked up (tests use a fake tree);
+    `env` replaces `os.environ` as the base environment; `output_path` is where stdout+stderr
+    are saved (default: a temporary file); `echo` also copies them to our stdout.
+    """
+    base = Path(workdir)
+    cwd = (base / spec.workdir).resolve()
+    proc_env = dict(os.environ if env is None else env)
+    proc_env.setdefault("PYTHONUNBUFFERED", "1")
+    proc_env["MS_COMPILER_CACHE_ENABLE"] = "0"  # measure graph compile from scratch
+    proc_env.update(spec.env)
+
+    if output_path is None:
+        fd, tmp = tempfile.mkstemp(prefix=f"perfbot-{spec.name}-", suffix=".log")
+        os.close(fd)
+        out_path = Path(tmp)
+    else:
+        out_path = Path(output_path)
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+
+    started_wall = time.time()
+    started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
+    result = BenchResult(
+        name=spec.name,
+        readme=spec.readme,
+        row=spec.row,
+        status="failed",
+        started_at=started_at,
+        command=list(spec.command),
+        cards=spec.cards,
+        batch_size=spec.batch_size,
+        inference=spec.inference,
+        sampling_steps=spec.sampling_steps,
+        sink_mode=spec.sink_mode,
+        output_path=str(out_path),
+    )
+    environment = detect_environment(
+        root, workdir=cwd, environ=proc_env, python=_python_of(spec.command, proc_env)
+    )
+    result.environment = environment
+    result.commit = environment.commit
+    result.runner = environment.runner
+
+    if not cwd.is_dir():
+        result.message = f"workdir {cwd} does not exist"
+        return result
+
+    timed_out = False
+    t0 = time.monotonic()
+    with out_path.open("wb") as out_fh:
+        try:
+            proc = subprocess.Popen(
+                list(spec.command),
+                cwd=cwd,
+                env=proc_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        except OSError as exc:
+            msg = f"cannot run '{spec.command[0]}': {exc.strerror or exc}"
+            out_fh.write((msg + "\n").encode())
+            result.message = msg
+            result.log_tail = [msg]
+            return result
+        sinks: list[IO[bytes]] = [out_fh]
+        echo_to = getattr(sys.stdout, "buffer", None) if echo else None
+        if echo_to is not None:
+            sinks.append(echo_to)
+        assert proc.stdout is not None
+        reader = threading.Thread(target=_pump, args=(proc.stdout, sinks), daemon=True)
+        reader.start()
+        try:
+            proc.wait(timeout=spec.timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc, kill_grace)
+        except BaseException:  # Ctrl-C: do not leave the trainer running
+            _kill_group(proc, kill_grace)
+            raise
+        reader.join(timeout=5.0)
+        if reader.is_alive():  # a leftover child still holds the pipe
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            reader.join(timeout=5.0)
+        with contextlib.suppress(OSError):
+            proc.stdout.close()
+    result.duration = round(time.monotonic() - t0, 3)
+    result.returncode = proc.returncode
+
+    _measure_into(result, spec, cwd, out_path, started_wall)
+
+    if timed_out:
+        result.status = "timeout"
+        result.message = f"killed after the {spec.timeout:g} s timeout" + _measured(result)
+    elif proc.returncode != 0:
+        result.status = "failed"
+        result.message = f"the command exited with code {proc.returncode}" + _measured(result)
+    elif result.s_per_step is None:
+        result.status = "no_samples"
+        if not result.message:
+            result.message = "no step times found in the log"
+    else:
+        result.status = "ok"
+        result.message = _summary(result)
+    if result.status != "ok":
+        result.log_tail = _tail(out_path)
+    return result
+
+
+def _measured(result: BenchResult) -> str:
+    if result.s_per_step is None:
+        return ""
+    return f" (partial: {result.s_per_step:.4f} s/step over {result.steps_measured} steps)"
+
+
+def _summary(r: BenchResult) -> str:
+    parts = [f"{r.s_per_step:.4f} s/step over {r.steps_measured} steps"]
+    if r.cv is not None:
+        parts.append(f"CV {r.cv * 100:.1f}%")
+    if r.graph_compile_s is not None:
+        parts.append(f"graph compile {r.graph_compile_s:.1f} s")
+    if r.img_per_s is not None:
+        parts.append(f"{r.img_per_s:.2f} img/s")
+    return ", ".join(parts)
+
+
+def _measure_into(
+    result: BenchResult, spec: BenchmarkSpec, cwd: Path, out_path: Path, since: float
+) -> None:
+    """Parse the log and fill the measurement fields of `result` (and its message if none)."""
+    if spec.log:
+        log_path, problem = _find_log(spec.log, cwd, since)
+        if log_path is None:
+            result.message = problem
+            return
+    else:
+        log_path = out_path
+    result.log_path = str(log_path)
+    try:
+        text = log_path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        result.message = f"cannot read the log {log_path}: {exc.strerror or exc}"
+        return
+    try:
+        fmt, samples = parse_log(
+            text,
+            spec.log_format.value,
+            regex=spec.regex,
+            steps_per_epoch=spec.steps_per_epoch,
+        )
+    except LogFormatError as exc:
+        result.message = str(exc)
+        return
+    result.log_format = fmt
+    if fmt is None:
+        result.message = "the log format was not recognised; set log_format (or a regex)"
+        return
+    result.step_times = [StepTime(**_sample_dict(s)) for s in samples[:MAX_STEP_TIMES]]
+    if len(samples) > MAX_STEP_TIMES:
+        result.notes.append(f"step_times keeps the first {MAX_STEP_TIMES} of {len(samples)}")
+    if not samples:
+        result.message = f"no step times found in the log (read as {fmt})"
+        return
+    m = measure(
+        samples,
+        warmup=spec.warmup,
+        sink_mode=spec.sink_mode,
+        outlier_seconds=spec.outlier_seconds,
+        outlier_factor=spec.outlier_factor,
+    )
+    result.notes.extend(m.notes)
+    result.measure_mode = m.mode
+    result.steps_measured = m.steps_measured
+    result.outliers_dropped = m.outliers_dropped
+    result.graph_compile_s = _r(m.graph_compile_s)
+    result.first_step_s = _r(m.first_step_s)
+    last_step = max(s.step for s in samples)
+    if spec.steps and last_step < spec.steps:
+        result.notes.append(f"the log ends at step {last_step} of the expected {spec.steps}")
+    if m.s_per_step is None or m.s_per_step <= 0:
+        result.message = "not enough step times after the first step to measure s/step"
+        return
+    result.s_per_step = _r(m.s_per_step)
+    result.iqr = _r(m.iqr)
+    result.cv = _r(m.cv)
+    ips = img_per_s(
+        m.s_per_step,
+        spec.cards,
+        spec.batch_size,
+        inference=spec.inference,
+        sampling_steps=spec.sampling_steps,
+    )
+    result.img_per_s = _r(ips)
+    table = {"cards": str(spec.cards), "batch size": str(spec.batch_size)}
+    if spec.inference and spec.sampling_steps:
+        table["steps"] = str(spec.sampling_steps)
+    if m.graph_compile_s is not None:
+        table["graph compile"] = format_compile(m.graph_compile_s)
+    table["s/step"] = format_number(m.s_per_step)
+    table["img/s"] = format_number(ips)
+    result.table = table
+
+
+def _r(x: float | None) -> float | None:
+    return None if x is None else round(x, 6)
+
+
+def _sample_dict(s: StepSample) -> dict[str, object]:
+    return {"step": s.step, "seconds": round(s.seconds, 6), "span": s.span, "kind": s.kind}
+
+
+# ---- results files ------------------------------------------------------------------------
+
+
+def write_result(result: BenchResult, path: str | Path) -> Path:
+    """Write `result` as JSON to `path` (parents created, replaced atomically)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + ".tmp")
+    tmp.write_text(result.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, p)
+    return p
+
+
+def load_results(paths: Iterable[str | Path]) -> list[BenchResult]:
+    """Read results JSON files (one object or a list each; a directory means its *.json).
+
+    Raises `ResultsError` naming the file on unreadable or invalid content.
+    """
+    out: list[BenchResult] = []
+    for path in paths:
+        p = Path(path)
+        files = sorted(p.glob("*.json")) if p.is_dir() else [p]
+        for f in files:
+            try:
+                data = json.loads(f.read_text(encoding="utf-8"))
+            except FileNotFoundError:
+                raise ResultsError(f"{f}: no such file") from None
+            except (OSError, UnicodeDecodeError) as exc:
+                raise ResultsError(f"{f}: cannot read: {exc}") from None
+            except json.JSONDecodeError as exc:
+                raise ResultsError(f"{f}: not valid JSON (line {exc.lineno}): {exc.msg}") from None
+            items = data if isinstance(data, list) else [data]
+            for i, item in enumerate(items):
+                try:
+                    out.append(BenchResult.model_validate(item))
+                except ValidationError as exc:
+                    first = exc.errors(include_url=False)[0]
+                    loc = ".".join(str(x) for x in first.get("loc", ()))
+                    where = f"{f}" + (f"[{i}]" if isinstance(data, list) else "")
+                    raise ResultsError(
+                        f"{where}: not a perfbot bench result ({loc}: {first.get('msg')})"
+                    ) from None
+    return out
+
+
+# ---- CLI ----------------------------------------------------------------------------------
+
+
+def _bench_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="perfbot bench",
+        description="Run one benchmark from .perfbot.yml and write its measured result as JSON.",
+    )
+    p.add_argument("--config", default=".perfbot.yml", help="config file (default .perfbot.yml)")
+    p.add_argument("--name", help="benchmark to run (may be omitted if there is only one)")
+    p.add_argument("--out", help="results JSON to write (default perfbot-bench-NAME.json)")
+    p.add_argument(
+        "--output", help="where to save the command's stdout+stderr (default: --out with .log)"
+    )
+    p.add_argument("--root", default="/", help="filesystem root for Ascend version files")
+    p.add_argument("--quiet", action="store_true", help="do not echo the command's output")
+    return p
+
+
+def _err(msg: str) -> None:
+    for line in msg.splitlines() or [msg]:
+        print(f"perfbot bench: error: {line}", file=sys.stderr)
+
+
+def bench_main(argv: list[str]) -> int:
+    """`perfbot bench`: 0 measured, 1 failed/timeout/no samples, 2 usage or config error."""
+    try:
+        args = _bench_parser().parse_args(argv)
+    except SystemExit as exc:  # argparse already printed usage/help
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    config = Path(args.config)
+    try:
+        specs = load_benchmarks(config)
+    except SpecError as exc:
+        _err(str(exc))
+        return 2
+    names = [s.name for s in specs]
+    if args.name is None:
+        if len(specs) != 1:
+            _err(f"--name is required: {config} has benchmarks {', '.join(names)}")
+            return 2
+        spec = specs[0]
+    else:
+        matching = [s for s in specs if s.name == args.name]
+        if not matching:
+            _err(f"no benchmark named '{args.name}' in {config}; there are: {', '.join(names)}")
+            return 2
+        spec = matching[0]
+    out = Path(args.out) if args.out else Path(f"perfbot-bench-{spec.name}.json")
+    output = Path(args.output) if args.output else out.with_suffix(".log")
+    if output.resolve() == out.resolve():
+        _err("--output must differ from --out")
+        return 2
+    print(f"perfbot bench: running {spec.name}: {' '.join(spec.command)}", file=sys.stderr)
+    sys.stdout.flush()
+    result = run_benchmark(
+        spec,
+        workdir=config.parent,
+        root=args.root,
+        output_path=output,
+        echo=not args.quiet,
+    )
+    try:
+        write_result(result, out)
+    except OSError as exc:
+        _err(f"cannot write {out}: {exc.strerror or exc}")
+        return 2
+    sys.stdout.flush()
+    print(f"perfbot bench: {spec.name}: {result.status}: {result.message}", file=sys.stderr)
+    for note in result.notes:
+        print(f"  note: {note}", file=sys.stderr)
+    if result.table:
+        cells = ", ".join(f"{k} {v}" for k, v in result.table.items())
+        print(f"  row: {cells}", file=sys.stderr)
+    if result.status in ("failed", "timeout") and result.log_tail and args.quiet:
+        print("  last lines of the output:", file=sys.stderr)
+        for line in result.log_tail[-20:]:
+            print(f"    {line}", file=sys.stderr)
+    print(f"  wrote {out} (output in {output})", file=sys.stderr)
+    return 0 if result.status == "ok" else 1

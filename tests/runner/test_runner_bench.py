@@ -1,0 +1,326 @@
+"""End-to-end tests of `run_benchmark` / `perfbot bench` on fake trainers (no Ascend needed).
+
+The fake trainers print synthetic step times (true step time + seeded 5 % Gaussian noise + a
+slow compile step) instead of sleeping, so these tests are fast. Nothing asserts wall-clock time.
+"""
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from perfbot.runner.bench import (
+    BenchResult,
+    ResultsError,
+    bench_main,
+    load_results,
+    run_benchmark,
+    write_result,
+)
+from perfbot.runner.spec import BenchmarkSpec
+
+FAKE = Path(__file__).parent / "fake_trainers"
+TRAINER = str(FAKE / "fake_trainer.py")
+PY = sys.executable
+TRUE_STEP = 0.1
+COMPILE = 3.0
+
+
+def spec(**kw) -> BenchmarkSpec:
+    base = {
+        "name": "fake",
+        "readme": "examples/fake/README.md",
+        "row": {"model name": "fake", "cards": 8},
+        "command": [PY, TRAINER],
+        "cards": 8,
+        "batch_size": 16,
+    }
+    base.update(kw)
+    return BenchmarkSpec.model_validate(base)
+
+
+def trainer(*args: str) -> list[str]:
+    return [PY, TRAINER, "--step-time", str(TRUE_STEP), "--compile", str(COMPILE), *args]
+
+
+EPOCHS = ["--steps", "300", "--steps-per-epoch", "25"]  # 12 epochs of 25 steps
+
+# (id, trainer args, extra spec fields); every case prints 5 % noise around 0.1 s/step.
+CASES = [
+    ("mindone", ["--format", "mindone"], {}),
+    ("mindone-interval", ["--format", "mindone", "--log-interval", "5", "--steps", "100"], {}),
+    (
+        "mindone_result",
+        ["--format", "mindone_result", "--result", "out/result.log"],
+        {"log": "out/result.log"},
+    ),
+    (
+        "perf_recorder",
+        ["--format", "perf_recorder", "--step-time", "0.2", "--result", "out/result.log"],
+        {"log": "out/*.log", "_truth": 0.2},
+    ),
+    ("mindcv", ["--format", "mindcv", "--log-interval", "10", "--steps", "100"], {}),
+    (
+        "mindcv-sink",
+        ["--format", "mindcv", "--sink", "--steps", "300", "--steps-per-epoch", "25"],
+        {"sink_mode": True},
+    ),
+    (
+        "mindcv_result",
+        ["--format", "mindcv_result", *EPOCHS, "--result", "result.log"],
+        {"log": "result.log", "steps_per_epoch": 25},
+    ),
+    (
+        "mindocr_result",
+        ["--format", "mindocr_result", *EPOCHS, "--result", "result.log"],
+        {"log": "result.log", "steps_per_epoch": 25, "log_format": "mindocr_result"},
+    ),
+    ("mindyolo", ["--format", "mindyolo", "--log-interval", "5", "--steps", "100"], {}),
+    (
+        "mindyolo-sink",
+        ["--format", "mindyolo", "--sink", "--steps", "300", "--steps-per-epoch", "25"],
+        {"sink_mode": True},
+    ),
+    ("mindocr", ["--format", "mindocr", "--ansi", "--crlf"], {}),
+    ("timemonitor", ["--format", "timemonitor", "--steps", "300", "--steps-per-epoch", "25"], {}),
+    ("mindaudio", ["--format", "mindaudio", "--ansi"], {"log_format": "mindaudio"}),
+    ("regex", ["--format", "regex"], {"regex": r"iter (?P<step>\d+) took (?P<ms>[\d.]+) ms"}),
+]
+
+
+@pytest.mark.parametrize(("args", "extra"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_measures_every_format_within_1_percent(tmp_path, args, extra):
+    extra = dict(extra)
+    truth = extra.pop("_truth", TRUE_STEP)
+    if "--step-time" in args:
+        cmd = [PY, TRAINER, "--compile", str(COMPILE), *args]
+    else:
+        cmd = trainer(*args)
+    (tmp_path / "out").mkdir()
+    result = run_benchmark(
+        spec(command=cmd, **extra), workdir=tmp_path, root=tmp_path, env=dict(os.environ)
+    )
+    assert result.status == "ok", (result.message, result.log_tail)
+    assert abs(result.s_per_step - truth) / truth < 0.01
+    assert abs(result.graph_compile_s - COMPILE) < 0.5
+    assert result.img_per_s == pytest.approx(8 * 16 / result.s_per_step, rel=1e-5)
+    assert result.table["s/step"] == f"{result.s_per_step:.2f}"
+    assert result.table["graph compile"] == f"{result.graph_compile_s:.2f}s"
+    assert result.steps_measured >= 40
+    assert result.returncode == 0
+    assert result.log_tail == []
+    assert result.step_times
+
+
+def test_really_sleeping_trainer_is_streamed_and_measured(tmp_path):
+    cmd = trainer("--format", "mindone", "--steps", "8", "--sleep", "--noise", "0")
+    cmd[cmd.index("--compile") + 1] = "0.05"
+    cmd[cmd.index("--step-time") + 1] = "0.02"
+    result = run_benchmark(spec(command=cmd, warmup=1), workdir=tmp_path, root=tmp_path)
+    assert result.status == "ok"
+    assert result.s_per_step == pytest.approx(0.02)
+    assert "training finished" in Path(result.output_path).read_text()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(") ")[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+
+
+def test_hanging_trainer_times_out_and_its_process_group_is_killed(tmp_path):
+    pidfile = tmp_path / "child.pid"
+    s = spec(command=[PY, str(FAKE / "hang.py"), str(pidfile)], timeout=1, warmup=0)
+    result = run_benchmark(s, workdir=tmp_path, root=tmp_path, kill_grace=1.0)
+    assert result.status == "timeout"
+    assert "timeout" in result.message
+    child = int(pidfile.read_text())
+    for _ in range(50):  # the orphaned child is reaped by init asynchronously
+        if not _alive(child):
+            break
+        time.sleep(0.05)
+    assert not _alive(child)
+    assert any("step_time(ms)" in line for line in result.log_tail)
+    assert result.s_per_step == pytest.approx(0.1)  # partial measurement is kept
+
+
+def test_crashing_trainer_keeps_the_log_tail(tmp_path):
+    result = run_benchmark(
+        spec(command=[PY, str(FAKE / "crash.py")]), workdir=tmp_path, root=tmp_path
+    )
+    assert result.status == "failed"
+    assert result.returncode == 1
+    assert "exited with code 1" in result.message
+    assert any("Out of memory" in line for line in result.log_tail)
+    assert 0 < len(result.log_tail) <= 50
+
+
+def test_missing_program_is_a_failure_not_a_crash(tmp_path):
+    result = run_benchmark(
+        spec(command=["perfbot-no-such-program-xyz"]), workdir=tmp_path, root=tmp_path
+    )
+    assert result.status == "failed"
+    assert result.returncode is None
+    assert "cannot run" in result.message
+
+
+def test_missing_workdir(tmp_path):
+    result = run_benchmark(spec(workdir="nope"), workdir=tmp_path, root=tmp_path)
+    assert result.status == "failed"
+    assert "does not exist" in result.message
+
+
+def test_no_samples_when_the_log_has_no_step_times(tmp_path):
+    result = run_benchmark(
+        spec(command=[PY, "-c", "print('hello')"]), workdir=tmp_path, root=tmp_path
+    )
+    assert result.status == "no_samples"
+    assert "not recognised" in result.message
+    assert result.log_tail == ["hello"]
+
+
+def test_stale_log_file_is_not_used(tmp_path):
+    old = tmp_path / "result.log"
+    old.write_text("step\tloss\tlr\ttrain_time(s)\n1\t0.5\t0.0\t5.0\n2\t0.5\t0.0\t0.1\n")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    result = run_benchmark(
+        spec(command=[PY, "-c", "pass"], log="result.log"), workdir=tmp_path, root=tmp_path
+    )
+    assert result.status == "no_samples"
+    assert "not written during this run" in result.message
+
+
+def test_no_shell_and_environment(tmp_path):
+    code = (
+        "import os, sys; print(sys.argv[1:]); "
+        "print(os.environ['MS_COMPILER_CACHE_ENABLE'], os.environ['X'])"
+    )
+    s = spec(command=[PY, "-c", code, "a && rm -rf x", "$HOME"], env={"X": 7})
+    result = run_benchmark(s, workdir=tmp_path, root=tmp_path, env={"PATH": os.environ["PATH"]})
+    out = Path(result.output_path).read_text()
+    assert "['a && rm -rf x', '$HOME']" in out
+    assert "0 7" in out
+
+
+def test_environment_comes_from_root(tmp_path):
+    (tmp_path / "usr/local/Ascend/driver").mkdir(parents=True)
+    (tmp_path / "usr/local/Ascend/driver/version.info").write_text("Version=24.1.rc2\n")
+    result = run_benchmark(
+        spec(command=trainer("--format", "mindone")),
+        workdir=tmp_path,
+        root=tmp_path,
+        env={"PATH": os.environ["PATH"], "RUNNER_NAME": "npu-01", "GITHUB_SHA": "c" * 40},
+    )
+    assert result.environment.driver == "24.1.rc2"
+    assert result.runner == "npu-01"
+    assert result.commit == "c" * 40
+
+
+def test_inference_img_per_s(tmp_path):
+    s = spec(
+        command=trainer("--format", "mindone"), inference=True, sampling_steps=40, batch_size=1
+    )
+    result = run_benchmark(s, workdir=tmp_path, root=tmp_path)
+    assert result.img_per_s == pytest.approx(8 / (40 * result.s_per_step), rel=1e-5)
+    assert result.table["steps"] == "40"
+
+
+# ---- results files ------------------------------------------------------------------------
+
+
+def test_write_and_load_results(tmp_path):
+    result = run_benchmark(
+        spec(command=trainer("--format", "mindone")), workdir=tmp_path, root=tmp_path
+    )
+    p = write_result(result, tmp_path / "res" / "a.json")
+    loaded = load_results([p])
+    assert loaded == [result]
+    (tmp_path / "res" / "list.json").write_text(json.dumps([result.model_dump(mode="json")] * 2))
+    assert len(load_results([tmp_path / "res"])) == 3
+
+
+def test_load_results_errors_name_the_file(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    with pytest.raises(ResultsError, match=r"bad\.json: not valid JSON"):
+        load_results([bad])
+    bad.write_text('{"name": "x"}')
+    with pytest.raises(ResultsError, match="not a perfbot bench result"):
+        load_results([bad])
+    with pytest.raises(ResultsError, match="no such file"):
+        load_results([tmp_path / "missing.json"])
+
+
+# ---- CLI ----------------------------------------------------------------------------------
+
+
+def write_config(tmp_path: Path, benchmarks: list[dict]) -> Path:
+    import yaml
+
+    cfg = tmp_path / ".perfbot.yml"
+    cfg.write_text(yaml.safe_dump({"benchmarks": benchmarks}))
+    return cfg
+
+
+def bench_entry(name: str, command: list[str], **kw) -> dict:
+    return {
+        "name": name,
+        "readme": "README.md",
+        "row": 1,
+        "command": command,
+        "cards": 1,
+        "batch_size": 64,
+        **kw,
+    }
+
+
+def test_bench_main_ok_and_failed(tmp_path, capsys):
+    cfg = write_config(
+        tmp_path,
+        [
+            bench_entry("good", trainer("--format", "mindone")),
+            bench_entry("bad", [PY, str(FAKE / "crash.py")]),
+        ],
+    )
+    out = tmp_path / "r" / "good.json"
+    rc = bench_main(["--config", str(cfg), "--name", "good", "--out", str(out), "--quiet"])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert data["status"] == "ok" and data["name"] == "good"
+    assert set(data["table"]) == {"cards", "batch size", "graph compile", "s/step", "img/s"}
+    assert (tmp_path / "r" / "good.log").exists()
+    rc = bench_main(
+        ["--config", str(cfg), "--name", "bad", "--out", str(tmp_path / "b.json"), "--quiet"]
+    )
+    assert rc == 1
+    err = capsys.readouterr().err
+    assert "failed" in err and "Out of memory" in err
+
+
+def test_bench_main_user_errors_exit_2_without_traceback(tmp_path, capsys):
+    cfg = write_config(tmp_path, [bench_entry("good", ["true"])])
+    assert bench_main(["--config", str(cfg), "--name", "other"]) == 2
+    assert "no benchmark named 'other'" in capsys.readouterr().err
+    assert bench_main(["--config", str(tmp_path / "missing.yml"), "--name", "x"]) == 2
+    assert "no such file" in capsys.readouterr().err
+    bad = write_config(tmp_path, [bench_entry("good", ["true"], cards=0, runs_on_x=1)])
+    assert bench_main(["--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "cards" in err and "unknown key" in err and "Traceback" not in err
+    assert bench_main(["--bogus"]) == 2
+
+
+def test_result_model_round_trips_as_json():
+    r = BenchResult(name="n", readme="R.md", row=2, status="no_samples", cards=1, batch_size=2)
+    assert BenchResult.model_validate_json(r.model_dump_json()) == r
