@@ -253,9 +253,10 @@ class _Builder:
         self.spec = spec
         self.text = src.normalized() + "\n"
         self.starts = [0]
-        for i, ch in enumerate(self.text):
-            if ch == "\n":
-                self.starts.append(i + 1)
+        pos = 0
+        for ln in src.lines:
+            pos += len(ln) + 1
+            self.starts.append(pos)
         self.doc = Document(path=src.path)
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
 
