@@ -26,6 +26,15 @@ class FileResult:
     findings: list[Finding] = field(default_factory=list)
     error: str | None = None  # a per-file error (unreadable, bad config)
     source: Source | None = None
+    # the parsed document has a Requirements or Performance table (pipe or HTML): the content
+    # test for "is this a model README" when the config's paths/exclude do not decide
+    has_model_tables: bool = False
+
+
+def _has_model_tables(doc: Document) -> bool:
+    return any(t.kind != "other" for t in doc.tables) or any(
+        h.kind != "other" for h in doc.html_tables
+    )
 
 
 def spec_for(config: Config) -> Spec:
@@ -156,10 +165,17 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
     return findings
 
 
-def check_source(source: Source, config: Config | None = None) -> FileResult:
+def check_source(
+    source: Source, config: Config | None = None, *, require_model_tables: bool = False
+) -> FileResult:
+    """Run the rules over ``source``. With ``require_model_tables``, a document without a
+    Requirements or Performance table is not checked (no rules run; ``has_model_tables`` False)."""
     config = config or Config()
     ctx = Context(source, config)
-    return FileResult(source.path, run_rules(ctx), source=source)
+    has = _has_model_tables(ctx.doc)
+    if require_model_tables and not has:
+        return FileResult(source.path, [], source=source, has_model_tables=False)
+    return FileResult(source.path, run_rules(ctx), source=source, has_model_tables=has)
 
 
 def at_or_above(sev: str, threshold: str) -> bool:

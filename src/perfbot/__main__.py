@@ -1,0 +1,7 @@
+"""``python -m perfbot``."""
+
+import sys
+
+from perfbot.cli import main
+
+sys.exit(main())

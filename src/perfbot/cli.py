@@ -1,0 +1,605 @@
+"""The ``perfbot`` command: parse arguments, walk files, call the core, print, return an exit code.
+
+Exit codes: 0 clean, 1 findings at or above ``--fail-on`` (or, for ``fix --diff``, changes to
+make), 2 usage, I/O or config errors. A file that cannot be read is reported as
+``path: error: message`` and the other files are still checked.
+
+Only ``argparse``, ``os`` and ``sys`` are imported here at module level, so ``perfbot --version``
+stays fast: the core is imported inside the command functions, and the edge commands (``review``,
+``post``, ``command``, ``bench``, ``plan``, ``report``) only when they run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from .config import Config
+    from .engine import FileResult
+    from .source import FileError, Source
+
+PROG = "perfbot"
+FORMATS = ("text", "json", "sarif", "github")
+FAIL_ON = ("error", "warning", "info", "never")
+SKIP_DIRS = frozenset({".git", "node_modules"})
+
+# edge command -> (module, function); each owns its own argparse
+EDGES: dict[str, tuple[str, str, str]] = {
+    "review": ("perfbot.github.review", "review_main", "post findings as a pull request review"),
+    "post": ("perfbot.github.review", "post_main", "post a saved review"),
+    "command": ("perfbot.github.command", "command_main", "handle a /perfbot comment command"),
+    "bench": ("perfbot.runner.bench", "bench_main", "measure step times on a runner"),
+    "plan": ("perfbot.runner.plan", "plan_main", "plan benchmark jobs from the matrix"),
+    "report": ("perfbot.runner.report", "report_main", "turn measurements into findings"),
+}
+
+
+class UsageError(Exception):
+    """A bad option value: printed as ``perfbot: error: ...``, exit 2."""
+
+
+# --- arguments ------------------------------------------------------------------------------------
+
+
+def _version() -> str:
+    from . import __version__
+
+    return f"{PROG} {__version__}"
+
+
+def _lint_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or folders (default: .)")
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    p.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="error",
+        help="exit 1 when a finding is at or above this severity (default: error)",
+    )
+    p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml for every file")
+    p.add_argument("--select", metavar="RULES", help="only these rules (ids, slugs or id prefixes)")
+    p.add_argument("--ignore", metavar="RULES", help="skip these rules (ids, slugs or id prefixes)")
+    p.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    p.add_argument("--statistics", action="store_true", help="count findings per rule")
+    p.add_argument(
+        "--force-exclude",
+        action="store_true",
+        help="apply the config's paths/exclude and the content test to files named on the "
+        "command line too (for pre-commit, which names every README)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Check and fix the Requirements and Performance tables of MindSpore model "
+        "READMEs.",
+    )
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("check", help="report findings")
+    _lint_options(p)
+
+    p = sub.add_parser("fix", help="apply the fixes in place")
+    _lint_options(p)
+    p.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
+
+    p = sub.add_parser("rules", help="list the rules")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+
+    p = sub.add_parser("matrix", help="print the effective compatibility matrix")
+    p.add_argument("path", nargs="?", default=".", help="whose .perfbot.yml to merge (default: .)")
+    p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+
+    p = sub.add_parser("docs", help="write docs/rules.md from the rule registry")
+    p.add_argument("--check", action="store_true", help="exit 1 if the file is out of date")
+    p.add_argument("--output", metavar="FILE", help="where to write (default: docs/rules.md)")
+
+    for name, (_, _, help_) in EDGES.items():
+        sub.add_parser(name, help=help_, add_help=False)
+    return parser
+
+
+# --- entry point ----------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _main(argv)
+    except SystemExit as e:  # argparse (--help, --version, bad options) and edges' own parsers
+        if e.code is None:
+            return 0
+        if isinstance(e.code, int):
+            return e.code
+        print(e.code, file=sys.stderr)
+        return 1  # sys.exit("message"), as Python itself does
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # the reader went away (`perfbot check | head`): not an error worth a message
+        with contextlib.suppress(OSError):
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 1
+    except Exception as e:
+        if os.environ.get("PERFBOT_DEBUG"):
+            raise
+        print(f"{PROG}: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+        print(
+            f"{PROG}: this is a perfbot bug; rerun with PERFBOT_DEBUG=1 for a traceback and "
+            "report it with the README that caused it",
+            file=sys.stderr,
+        )
+        return 2
+
+
+def _main(argv: list[str]) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command in EDGES:
+        rest = argv[argv.index(args.command) + 1 :]
+        return _run_edge(args.command, rest)
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    from .config import ConfigError
+
+    try:
+        return COMMANDS[args.command](args)
+    except (ConfigError, UsageError) as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+        return 2
+
+
+def _run_edge(name: str, argv: list[str]) -> int:
+    import importlib
+
+    module, func = EDGES[name][:2]
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and (e.name == "github" or e.name.startswith("github.")):
+            print(
+                f"{PROG}: error: `{PROG} {name}` needs PyGithub: pip install 'perfbot[github]'",
+                file=sys.stderr,
+            )
+        else:
+            print(f"{PROG}: error: `{PROG} {name}` is not available ({e})", file=sys.stderr)
+        return 2
+    rc = getattr(mod, func)(argv)
+    return 0 if rc is None else int(rc)
+
+
+# --- check and fix --------------------------------------------------------------------------------
+
+
+def _split_names(value: str | None) -> list[str]:
+    return [x.strip() for x in (value or "").split(",") if x.strip()]
+
+
+def _resolve_rules(names: list[str], option: str) -> set[str]:
+    """Rule ids named by ids, slugs or id prefixes (``PB4``); unknown names are a usage error."""
+    from .registry import all_rules, get_rule
+
+    rules = all_rules()
+    out: set[str] = set()
+    for name in names:
+        r = get_rule(name)
+        if r is not None:
+            out.add(r.id)
+            continue
+        prefixed = [
+            x.id for x in rules if name.upper().startswith("PB") and x.id.startswith(name.upper())
+        ]
+        if not prefixed:
+            raise UsageError(f"{option}: unknown rule {name!r} (see `perfbot rules`)")
+        out.update(prefixed)
+    return out
+
+
+class _Selection:
+    """--select / --ignore, applied by turning rules off in each file's config (so that `fix`
+    only applies the fixes of selected rules, too)."""
+
+    def __init__(self, select: str | None, ignore: str | None):
+        self.select = _resolve_rules(_split_names(select), "--select") if select else None
+        self.ignore = _resolve_rules(_split_names(ignore), "--ignore") if ignore else set()
+        # id(config) -> (config, with the selection applied); holding the original keeps its id
+        # from being reused by another config
+        self._cache: dict[int, tuple[Config, Config]] = {}
+
+    def apply(self, config: Config) -> Config:
+        if self.select is None and not self.ignore:
+            return config
+        cached = self._cache.get(id(config))
+        if cached is not None and cached[0] is config:
+            return cached[1]
+        from .registry import all_rules
+
+        settings = dict(config.rules)
+        for r in all_rules():
+            current = config.setting(r.id, r.slug)
+            if r.id in self.ignore or (self.select is not None and r.id not in self.select):
+                settings[r.id] = "off"
+            elif self.select is not None and (
+                current == "off" or (current is None and not r.enabled)
+            ):
+                settings[r.id] = r.severity  # named on the command line: run it
+        new = config.model_copy(update={"rules": settings})
+        self._cache[id(config)] = (config, new)
+        return new
+
+
+def _walk(root: str) -> Iterator[str]:
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
+        for name in sorted(filenames):
+            low = name.lower()
+            if low.startswith("readme") and low.endswith(".md"):
+                yield os.path.normpath(os.path.join(dirpath, name))
+
+
+class _Job:
+    """One file to check: its display path, whether it was named, and the walk root."""
+
+    __slots__ = ("explicit", "path", "root")
+
+    def __init__(self, path: str, explicit: bool, root: str):
+        self.path = path
+        self.explicit = explicit
+        self.root = root
+
+
+def _targets(paths: list[str], errors: list[FileError]) -> list[_Job]:
+    from .source import FileError
+
+    jobs: list[_Job] = []
+    seen: set[str] = set()
+    for p in paths or ["."]:
+        if os.path.isdir(p):
+            found = [_Job(f, False, p) for f in _walk(p)]
+        elif os.path.exists(p) or os.path.islink(p):
+            found = [_Job(os.path.normpath(p), True, os.path.dirname(p) or ".")]
+        else:
+            errors.append(FileError(p, "no such file or directory"))
+            continue
+        for j in found:
+            key = os.path.abspath(j.path)
+            if key not in seen:
+                seen.add(key)
+                jobs.append(j)
+    return jobs
+
+
+class _Runner:
+    """What `check` and `fix` share: options, configs, the model-README decision."""
+
+    def __init__(self, args: argparse.Namespace):
+        from .config import load_config
+
+        self.args = args
+        self.errors: list[FileError] = []
+        self.notes: list[str] = []
+        self._bad_configs: set[tuple[str, str]] = set()
+        if args.config is not None:
+            load_config(args.config)  # a bad --config is a usage error: raises ConfigError
+        self.selection = _Selection(args.select, args.ignore)
+
+    def config(self, job: _Job) -> tuple[Config, str] | None:
+        """(config, folder that paths/exclude are relative to), or None after a config error."""
+        from pathlib import Path
+
+        from .config import ConfigError, config_for, find_config_file
+        from .source import FileError
+
+        try:
+            config, cfg_path = config_for(job.path, self.args.config)
+        except ConfigError as e:
+            found = find_config_file(Path(job.path).resolve().parent)
+            where = os.path.relpath(found) if found else job.path
+            msg = str(e)
+            for prefix in (f"{found}: ", f"{where}: "):
+                msg = msg.removeprefix(prefix)
+            if (where, msg) not in self._bad_configs:
+                self._bad_configs.add((where, msg))
+                self.errors.append(FileError(where, msg))
+            return None
+        base = str(cfg_path.parent) if cfg_path is not None else job.root
+        return self.selection.apply(config), base
+
+    def decide(self, job: _Job, base: str, config: Config) -> bool | None:
+        """True: check; False: skip; None: check when it holds a Requirements/Performance table."""
+        if job.explicit and not self.args.force_exclude:
+            return True
+        rel = os.path.relpath(os.path.abspath(job.path), os.path.abspath(base))
+        return config.is_model_readme(rel)
+
+    def sources(self) -> Iterator[tuple[Source, Config, bool | None]]:
+        from .source import FileError, read_source
+
+        for job in _targets(self.args.paths, self.errors):
+            got = self.config(job)
+            if got is None:
+                continue
+            config, base = got
+            decision = self.decide(job, base, config)
+            if decision is False:
+                continue
+            src = read_source(job.path)
+            if isinstance(src, FileError):
+                self.errors.append(src)
+                continue
+            yield src, config, decision
+
+    def check(self, src: Source, config: Config, decision: bool | None) -> FileResult | None:
+        from .engine import check_source
+
+        result = check_source(src, config, require_model_tables=decision is None)
+        if decision is None and not result.has_model_tables:
+            return None
+        self.notes.extend(f"{src.path}: note: {n}" for n in src.notes)
+        return result
+
+    # --- output -----------------------------------------------------------------------------
+    def report(self, results: list[FileResult], *, to_stdout_summary: bool = True) -> None:
+        from .report import renderer, summary_line
+
+        a = self.args
+        err = sys.stderr
+        if not a.quiet:
+            for n in self.notes:
+                print(n, file=err)
+        if a.format == "text":
+            from .report.text import render
+
+            sys.stdout.write(
+                render(results, self.errors, summary=not a.quiet, statistics=a.statistics)
+            )
+            return
+        kw: dict[str, Any] = {}
+        if a.format in ("sarif", "github"):
+            kw["root"] = _repo_root()
+        sys.stdout.write(renderer(a.format)(results, self.errors, **kw))
+        if a.statistics:
+            from .report.text import render_statistics
+
+            for line in render_statistics(results):
+                print(line, file=err)
+        if not a.quiet:
+            print(summary_line(results, self.errors), file=err)
+
+    def exit_code(self, results: list[FileResult]) -> int:
+        from .engine import at_or_above
+
+        if self.errors:
+            return 2
+        if self.args.fail_on == "never":
+            return 0
+        if any(at_or_above(f.severity, self.args.fail_on) for r in results for f in r.findings):
+            return 1
+        return 0
+
+
+def _repo_root() -> str:
+    """The folder holding ``.git`` above the current one (SARIF/annotation paths are relative
+    to it), else the current folder."""
+    here = os.path.abspath(os.curdir)
+    d = here
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return here
+        d = parent
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    run = _Runner(args)
+    results = []
+    for src, config, decision in run.sources():
+        result = run.check(src, config, decision)
+        if result is not None:
+            results.append(result)
+    run.report(results)
+    return run.exit_code(results)
+
+
+def _unified_diff(path: str, old: Source, new: Source) -> str:
+    import difflib
+
+    a = [c + e for c, e in zip(old.lines, old.eols, strict=True)]
+    b = [c + e for c, e in zip(new.lines, new.eols, strict=True)]
+    out = []
+    for line in difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"):
+        if line.endswith(("\n", "\r")):
+            out.append(line)
+        else:
+            out.append(line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def cmd_fix(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .engine import fix_source
+    from .report import plural
+    from .source import FileError, Source
+
+    run = _Runner(args)
+    results: list[FileResult] = []
+    fixed_total = 0
+    changed: list[tuple[str, int]] = []
+    for src, config, decision in run.sources():
+        result = run.check(src, config, decision)
+        if result is None:
+            continue
+        if not any(f.fixable for f in result.findings):
+            results.append(result)
+            continue
+        try:
+            new_text, fixed = fix_source(src, config)
+        except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
+            run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
+            results.append(result)
+            continue
+        if new_text == src.text:
+            results.append(result)
+            continue
+        new_src = Source.from_text(new_text, path=src.path, bom=src.bom, encoding=src.encoding)
+        if args.diff:
+            sys.stdout.write(_unified_diff(src.path, src, new_src))
+        else:
+            try:
+                Path(src.path).write_bytes(src.encode(new_text))
+            except OSError as e:
+                run.errors.append(FileError(src.path, f"cannot write: {e.strerror or e}"))
+                results.append(result)
+                continue
+        fixed_total += len(fixed)
+        changed.append((src.path, len(fixed)))
+        from .engine import check_source
+
+        results.append(check_source(new_src, config))
+
+    quiet = args.quiet
+    # what was fixed: stdout for text output, else stderr (stdout stays a diff / JSON / SARIF)
+    out = sys.stdout if args.format == "text" and not args.diff else sys.stderr
+    if not quiet:
+        verb = "would fix" if args.diff else "fixed"
+        for path, n in changed:
+            print(f"{path}: {verb} {plural(n, 'finding')}", file=out)
+        if changed:
+            n_files = plural(len(changed), "file")
+            print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)
+        else:
+            print("Nothing to fix", file=out)
+    if args.diff:
+        for e in run.errors:
+            print(e, file=sys.stderr)
+        return 2 if run.errors else (1 if changed else 0)
+    run.report(results)
+    return run.exit_code(results)
+
+
+# --- rules, matrix, docs --------------------------------------------------------------------------
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from .registry import all_rules
+
+    rules = all_rules()
+    if args.format == "json":
+        import json
+
+        data = [
+            {
+                "id": r.id,
+                "slug": r.slug,
+                "severity": r.severity,
+                "fix": r.fix,
+                "family": r.family,
+                "enabled": r.enabled,
+                "config_keys": list(r.config_keys),
+                "summary": r.summary,
+            }
+            for r in rules
+        ]
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        return 0
+    rows = [("id", "slug", "severity", "fix", "summary")]
+    rows += [
+        (r.id, r.slug, r.severity + ("" if r.enabled else " (off)"), r.fix, r.summary)
+        for r in rules
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    for row in rows:
+        cells = [row[i].ljust(widths[i]) for i in range(4)]
+        print("  ".join([*cells, row[4]]).rstrip())
+    return 0
+
+
+def cmd_matrix(args: argparse.Namespace) -> int:
+    from .config import config_for
+
+    try:
+        from .spec.matrix import Matrix
+    except ImportError as e:
+        print(f"{PROG}: error: the compatibility matrix is not available ({e})", file=sys.stderr)
+        return 2
+    target = os.path.join(args.path, "README.md") if os.path.isdir(args.path) else args.path
+    config, cfg_path = config_for(target, args.config)
+    rows = [r.model_dump(exclude_none=True) for r in config.matrix]
+    matrix = Matrix.builtin().merged(rows) if rows else Matrix.builtin()
+    if args.format == "json":
+        import json
+
+        data = {
+            "config": str(cfg_path) if cfg_path else None,
+            "rows": [r.model_dump() for r in matrix.rows()],
+            "errors": list(matrix.errors),
+        }
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    else:
+        out = [
+            "| mindspore | ascend driver | firmware | cann toolkit/kernel | origin |",
+            "| :-------: | :-----------: | :------: | :-----------------: | :----: |",
+        ]
+        for r in matrix.rows():
+            cells = [r.mindspore, r.driver, r.firmware, r.cann, r.origin]
+            out.append("| " + " | ".join(c if c else "-" for c in cells) + " |")
+        print("\n".join(out))
+        if cfg_path is not None:
+            print(f"{len(rows)} row(s) from {cfg_path}", file=sys.stderr)
+    for e in matrix.errors:
+        where = f"{cfg_path}: " if cfg_path else ""
+        print(f"{PROG}: error: {where}{e}", file=sys.stderr)
+    return 2 if matrix.errors else 0
+
+
+def cmd_docs(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from .docs import default_path, render_rules_md
+
+    path = Path(args.output) if args.output else default_path()
+    text = render_rules_md()
+    try:
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+    except OSError as e:
+        print(f"{path}: error: cannot read: {e.strerror or e}", file=sys.stderr)
+        return 2
+    if args.check:
+        if current != text:
+            print(f"{path} is out of date; run `perfbot docs` to regenerate it", file=sys.stderr)
+            return 1
+        return 0
+    if current == text:
+        return 0
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+    except OSError as e:
+        print(f"{path}: error: cannot write: {e.strerror or e}", file=sys.stderr)
+        return 2
+    print(f"wrote {path}", file=sys.stderr)
+    return 0
+
+
+COMMANDS = {
+    "check": cmd_check,
+    "fix": cmd_fix,
+    "rules": cmd_rules,
+    "matrix": cmd_matrix,
+    "docs": cmd_docs,
+}

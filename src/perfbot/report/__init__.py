@@ -1,0 +1,117 @@
+"""Reporters: findings -> text for a terminal, JSON, SARIF or GitHub workflow commands.
+
+Each module has ``render(results, errors) -> str`` and does no I/O: the CLI decides where the text
+goes. ``results`` are the files that were checked (:class:`~perfbot.engine.FileResult`), ``errors``
+the files that could not be (:class:`~perfbot.source.FileError`: unreadable, binary, bad config).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from importlib import import_module
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from ..engine import FileResult
+    from ..registry import Finding
+    from ..source import FileError
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+class Renderer(Protocol):
+    def __call__(
+        self, results: Sequence[FileResult], errors: Sequence[FileError] = (), **kw: object
+    ) -> str: ...
+
+
+def renderer(name: str) -> Renderer:
+    """The ``render`` function of format ``name`` (one of :data:`FORMATS`)."""
+    if name not in FORMATS:
+        raise ValueError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
+    return import_module(f"{__name__}.{name}").render
+
+
+def findings(results: Iterable[FileResult]) -> Iterator[Finding]:
+    """Every finding, file by file, in line order."""
+    for r in results:
+        yield from r.findings
+
+
+@dataclass(frozen=True, slots=True)
+class Counts:
+    findings: int
+    error: int
+    warning: int
+    info: int
+    fixable: int
+    files: int
+    unreadable: int
+
+
+def counts(results: Sequence[FileResult], errors: Sequence[FileError] = ()) -> Counts:
+    sev: Counter[str] = Counter()
+    fixable = 0
+    for f in findings(results):
+        sev[f.severity] += 1
+        fixable += f.fixable
+    return Counts(
+        findings=sum(sev.values()),
+        error=sev["error"],
+        warning=sev["warning"],
+        info=sev["info"],
+        fixable=fixable,
+        files=len(results),
+        unreadable=len(errors),
+    )
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    return f"{n} {word if n == 1 else (many or word + 's')}"
+
+
+def summary_line(results: Sequence[FileResult], errors: Sequence[FileError] = ()) -> str:
+    """``3 findings (1 error, 2 warnings, 0 info) in 2 files; 1 fixable with `perfbot fix```."""
+    c = counts(results, errors)
+    if c.findings:
+        text = (
+            f"{plural(c.findings, 'finding')} ({plural(c.error, 'error')}, "
+            f"{plural(c.warning, 'warning')}, {c.info} info) in {plural(c.files, 'file')}"
+        )
+        if c.fixable:
+            text += f"; {c.fixable} fixable with `perfbot fix`"
+    else:
+        text = f"No findings in {plural(c.files, 'file')}"
+    if c.unreadable:
+        text += f"; {plural(c.unreadable, 'file')} could not be checked"
+    return text
+
+
+def relative_uri(path: str, root: str | None = None) -> tuple[str, bool]:
+    """``path`` as a forward-slash path relative to ``root`` (default: as given).
+
+    Returns (path, relative). A path outside ``root`` (or absolute, without a root) comes back
+    absolute with ``relative`` False.
+    """
+    if root is not None:
+        rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
+        if rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
+            return os.path.abspath(path).replace(os.sep, "/"), False
+        return rel.replace(os.sep, "/"), True
+    p = os.path.normpath(path)
+    if os.path.isabs(p):
+        return p.replace(os.sep, "/"), False
+    return p.replace(os.sep, "/"), True
+
+
+def rule_meta(rule_id: str) -> tuple[str, str, str, str]:
+    """(slug, severity, summary, fix availability) of a registered rule; blanks when unknown."""
+    from ..registry import RULES
+
+    r = RULES.get(rule_id)
+    if r is None:
+        return "", "", "", "never"
+    return r.slug, r.severity, r.summary, r.fix
