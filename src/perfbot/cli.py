@@ -324,18 +324,22 @@ class _Runner:
         rel = os.path.relpath(os.path.abspath(job.path), os.path.abspath(base))
         return config.is_model_readme(rel)
 
-    def sources(self) -> Iterator[tuple[Source, Config, bool | None]]:
-        from .source import FileError, read_source
-
+    def jobs(self) -> Iterator[tuple[str, Config, bool | None]]:
+        """(path, config, decision) of every file to check; nothing is read yet."""
         for job in _targets(self.args.paths, self.errors):
             got = self.config(job)
             if got is None:
                 continue
             config, base = got
             decision = self.decide(job, base, config)
-            if decision is False:
-                continue
-            src = read_source(job.path)
+            if decision is not False:
+                yield job.path, config, decision
+
+    def sources(self) -> Iterator[tuple[Source, Config, bool | None]]:
+        from .source import FileError, read_source
+
+        for path, config, decision in self.jobs():
+            src = read_source(path)
             if isinstance(src, FileError):
                 self.errors.append(src)
                 continue
@@ -404,13 +408,54 @@ def _repo_root() -> str:
         d = parent
 
 
+# Below this many files a process pool costs more than it saves.
+PARALLEL_MIN_FILES = 64
+
+
+def _check_one(job: tuple[str, Config, bool | None]) -> tuple[FileResult | FileError | None, list]:
+    """Read and check one file (also in a worker process): (result or error or None, notes)."""
+    from .engine import check_source
+    from .source import FileError, read_source
+
+    path, config, decision = job
+    src = read_source(path)
+    if isinstance(src, FileError):
+        return src, []
+    result = check_source(src, config, require_model_tables=decision is None)
+    if decision is None and not result.has_model_tables:
+        return None, []
+    return result, [f"{src.path}: note: {n}" for n in src.notes]
+
+
+def _map_checks(jobs: list) -> Iterator:
+    """Check files in order, on every core when there are many (results keep their order)."""
+    workers = os.cpu_count() or 1
+    if workers < 2 or len(jobs) < PARALLEL_MIN_FILES or os.environ.get("PERFBOT_JOBS") == "1":
+        yield from map(_check_one, jobs)
+        return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform
+        ctx = multiprocessing.get_context()
+    chunk = max(1, len(jobs) // (workers * 4))
+    with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        yield from pool.map(_check_one, jobs, chunksize=chunk)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
+    from .source import FileError
+
     run = _Runner(args)
     results = []
-    for src, config, decision in run.sources():
-        result = run.check(src, config, decision)
-        if result is not None:
-            results.append(result)
+    for got, notes in _map_checks(list(run.jobs())):
+        if isinstance(got, FileError):
+            run.errors.append(got)
+        elif got is not None:
+            results.append(got)
+            run.notes.extend(notes)
     run.report(results)
     return run.exit_code(results)
 

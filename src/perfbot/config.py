@@ -26,6 +26,7 @@ rules:
 from __future__ import annotations
 
 import fnmatch
+import os
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -183,17 +184,21 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"{p}: {_describe(e)}") from None
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def find_config_file(directory: Path) -> Path | None:
-    d = directory
-    while True:
-        for name in CONFIG_NAMES:
-            c = d / name
-            if c.is_file():
-                return c
-        if (d / ".git").exists() or d.parent == d:
-            return None
-        d = d.parent
+    """The nearest config file in ``directory`` or above it, up to the repository root."""
+    for name in CONFIG_NAMES:
+        c = directory / name
+        if c.is_file():
+            return c
+    if (directory / ".git").exists() or directory.parent == directory:
+        return None
+    return find_config_file(directory.parent)  # cached: sibling folders share the walk
+
+
+@lru_cache(maxsize=1)
+def _default_config() -> Config:
+    return Config()
 
 
 @lru_cache(maxsize=64)
@@ -206,7 +211,7 @@ def config_for(file: str | Path, explicit: str | Path | None = None) -> tuple[Co
     if explicit is not None:
         p = Path(explicit)
         return _cached_load(p.resolve()), p
-    found = find_config_file(Path(file).resolve().parent)
+    found = find_config_file(Path(os.path.abspath(file)).parent)
     if found is None:
-        return Config(), None
+        return _default_config(), None
     return _cached_load(found), found
