@@ -51,6 +51,8 @@ class Context:
         self.spec = spec or spec_for(config)
         self.doc: Document = parse_document(source, self.spec)
         self._cols: dict[int, list[Resolved]] = {}
+        self._by_name: dict[int, dict[str, Resolved]] = {}
+        self._table_keys: dict[int, str] = {}
 
     @cached_property
     def matrix(self):  # -> perfbot.spec.matrix.Matrix
@@ -69,7 +71,15 @@ class Context:
         return cols
 
     def column(self, table: Table, name: str) -> Resolved | None:
-        return next((c for c in self.columns(table) if c.name == name), None)
+        """The first column of ``table`` that means ``name`` (a canonical column name)."""
+        by_name = self._by_name.get(table.index)
+        if by_name is None:
+            by_name = {}
+            for c in self.columns(table):
+                if c.column is not None:
+                    by_name.setdefault(c.column.name, c)
+            self._by_name[table.index] = by_name
+        return by_name.get(name)
 
     def is_inference(self, table: Table) -> bool:
         names = {c.name for c in self.columns(table)}
@@ -85,10 +95,14 @@ class Context:
 
     def table_key(self, table: Table) -> str:
         """Identity of a table that survives edits elsewhere: its kind, section and ordinal."""
-        same = [
-            t for t in self.doc.tables if t.kind == table.kind and t.heading == table.heading
-        ]
-        return f"{table.kind}:{table.heading}#{same.index(table)}"
+        key = self._table_keys.get(table.index)
+        if key is None:
+            same = [
+                t for t in self.doc.tables if t.kind == table.kind and t.heading == table.heading
+            ]
+            key = f"{table.kind}:{table.heading}#{same.index(table)}"
+            self._table_keys[table.index] = key
+        return key
 
     def row_key(self, table: Table, row: Row) -> str:
         """Identity of a row: its configuration cells (not the measured ones)."""
@@ -123,7 +137,7 @@ def _severity(rule: Rule, issue: Issue, config: Config) -> str | None:
 
 def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
     findings: list[Finding] = []
-    keys = {t.index: ctx.table_key(t) for t in ctx.doc.tables}
+    tables = {t.index: t for t in ctx.doc.tables}
     for r in rules or all_rules():
         if ctx.config.setting(r.id, r.slug) == "off" or (
             not r.enabled and ctx.config.setting(r.id, r.slug) is None
@@ -157,7 +171,7 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
                     message=i.message,
                     fix=i.fix,
                     table=i.table,
-                    table_key=keys.get(i.table) if i.table is not None else None,
+                    table_key=ctx.table_key(tables[i.table]) if i.table in tables else None,
                     row_key=i.row_key,
                 )
             )

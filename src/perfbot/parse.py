@@ -103,27 +103,23 @@ def block_tokens(text: str) -> list[dict]:
     return state.tokens
 
 
+_PIPE_OR_ESCAPE = re.compile(r"\\.|\|")
+
+
 def segments(line: str) -> list[tuple[int, int]]:
     """Column bounds of each cell's raw text (padding included) between the pipes of a line."""
-    n = len(line)
-    i = 0
-    while i < n and line[i] in " \t":
-        i += 1
-    if i < n and line[i] == "|":
+    body = line.lstrip(" \t")
+    i = len(line) - len(body)
+    if body.startswith("|"):
         i += 1
     bounds: list[tuple[int, int]] = []
-    seg = j = i
-    while j < n:
-        c = line[j]
-        if c == "\\" and j + 1 < n:
-            j += 2
-            continue
-        if c == "|":
-            bounds.append((seg, j))
-            seg = j + 1
-        j += 1
+    seg = i
+    for m in _PIPE_OR_ESCAPE.finditer(line, i):
+        if m.group() == "|":
+            bounds.append((seg, m.start()))
+            seg = m.end()
     if line[seg:].strip() or not bounds:
-        bounds.append((seg, n))
+        bounds.append((seg, len(line)))
     return bounds
 
 
@@ -283,6 +279,8 @@ class _Builder:
                 shifted = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
                 self.raw_tables.append((shifted, len(self.doc.headings), in_html))
             elif t == "paragraph":
+                if not _SENTENCE_HINT.search(self.text, a, b):
+                    continue
                 first = self.line_of(a)
                 last = self.line_of(max(a, b - 1))
                 for ln in range(first, last + 1):
