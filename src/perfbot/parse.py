@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import mistune
 from mistune.block_parser import BlockParser
@@ -235,6 +235,7 @@ _HTML_WRAPPER_LINE = re.compile(
     r"^\s*(?:</?(?:div|p|center|details|summary|span|br)\b[^>]*>\s*)+$", re.I
 )
 _HTML_TABLE = re.compile(r"<table\b", re.I)
+_HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.I | re.S)
 
 
 def _heading_text(tok: dict) -> str:
@@ -298,7 +299,8 @@ class _Builder:
         if _HTML_TABLE.search(raw):
             last = self.line_of(max(a, b - 1))
             section = self.section_at(len(self.doc.headings))
-            self.doc.html_tables.append(HtmlTable(first, last, section, self.section_kind(section)))
+            cells = [re.sub(r"<[^>]+>", "", c).strip() for c in _HTML_CELL.findall(raw)[:64]]
+            self.doc.html_tables.append(HtmlTable(first, last, section, self.classify_texts(cells)))
             return
         if "|" not in raw:
             return
@@ -318,20 +320,13 @@ class _Builder:
             path.append(h)
         return tuple(path)
 
-    def section_kind(self, section: tuple[Heading, ...]) -> TableKind:
-        for h in reversed(section):
-            for kind in ("requirements", "performance"):
-                if self.spec.sections[kind].search(h.text):
-                    return kind  # type: ignore[return-value]
-        return "other"
-
     def finish_tables(self) -> None:
         for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
             lines = [self.line_of(o) for o in raw.rows]
             rows = [Row(ln, self.src.line(ln), split_cells(self.src.line(ln), ln)) for ln in lines]
             header, delim, body = rows[0], rows[1], tuple(rows[2:])
             section = self.section_at(nh)
-            kind = self.classify(header, section)
+            kind = self.classify_texts([c.value for c in header.cells])
             table = Table(
                 index=idx,
                 header=header,
@@ -347,8 +342,8 @@ class _Builder:
         self.doc.tables.sort(key=lambda t: t.start_line)
         self.attach_sentences()
 
-    def classify(self, header: Row, section: tuple[Heading, ...]) -> TableKind:
-        texts = [c.value for c in header.cells]
+    def classify_texts(self, texts: list[str]) -> TableKind:
+        """A table's kind from its header cells (for HTML tables: its first cells)."""
         req = [r for r in self.spec.requirements.resolve_header(texts) if r.column]
         if len(req) >= 2 and any(r.column.name == "mindspore" for r in req):  # type: ignore[union-attr]
             return "requirements"
@@ -359,8 +354,6 @@ class _Builder:
 
     def attach_sentences(self) -> None:
         """Give each performance table the sentence above it (its own, or its section's)."""
-        from dataclasses import replace
-
         sentences = self.doc.sentences
         prev_end = 0
         out: list[Table] = []

@@ -334,8 +334,8 @@ def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
         cell = ctx.cell(row, col)
         if cell is None or PLACEHOLDER.match(cell.value.strip()):
             continue  # missing values are PB405's
-        x = parse_number(cell.value)
-        if x is None:
+        t = parse_time(cell.value)
+        if t is None:
             yield Issue(
                 cell.line,
                 f"s/step {q(cell.value)} is not a number; the guide wants seconds per step "
@@ -343,7 +343,7 @@ def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
                 table=table.index,
                 row_key=ctx.row_key(table, row),
             )
-        elif x <= 0 or Shown.of(cell).lo <= 0:  # type: ignore[union-attr]
+        elif t[0] <= 0 or t[0] - Shown.half_of(t[2]) <= 0:
             yield Issue(
                 cell.line,
                 f"s/step {q(cell.value)} is not a positive time; img/s cannot follow from it",
@@ -380,7 +380,6 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
 
 
 def _form_issues(ctx: Context, table: Table, form_name: str) -> Iterator[Issue]:
-    form = FORMS[form_name]
     for col in ctx.columns(table):
         if col.column is None or col.column.form != form_name:
             continue
@@ -390,6 +389,7 @@ def _form_issues(ctx: Context, table: Table, form_name: str) -> Iterator[Issue]:
 def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> Iterator[Issue]:
     form = FORMS[form_name]
     name = col.column.name  # type: ignore[union-attr]
+    label = col.unit or name  # the header as the table writes it when it is a unit variant
     normalize = link_normalizer(name) if form_name == "link" else form.normalize
     for row in table.rows:
         cell = ctx.cell(row, col)
@@ -402,9 +402,8 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             compile_seconds(v) is not None
         ):
             continue
-        if form_name == "decimal2" and parse_number(v) is None:
-            if name == "s/step":
-                continue  # PB404 reports a non-numeric step time
+        if form_name == "decimal2" and name == "s/step" and parse_time(v) is None:
+            continue  # PB404 reports a non-numeric step time
         new = normalize(v)
         extra = ""
         if form_name == "graph_compile" and new is None:
@@ -418,7 +417,7 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
         suggestion = f"; perfbot suggests `{new}`" if fix else ""
         yield Issue(
             cell.line,
-            f"`{name}` {q(cell.value)}: the guide wants {form.want}, e.g. `{form.example}`"
+            f"`{label}` {q(cell.value)}: the guide wants {form.want}, e.g. `{form.example}`"
             f"{suggestion}{extra}",
             fix,
             table=table.index,

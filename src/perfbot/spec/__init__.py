@@ -101,7 +101,6 @@ class Spec:
     signature: frozenset[str]
     inference_columns: frozenset[str]
     inference_headings: re.Pattern[str]
-    sections: dict[str, re.Pattern[str]]
 
     @property
     def requirements_order(self) -> tuple[str, ...]:
@@ -145,7 +144,6 @@ class Spec:
             self.signature,
             self.inference_columns,
             self.inference_headings,
-            self.sections,
         )
 
 
@@ -180,5 +178,4 @@ def builtin_spec() -> Spec:
         signature=frozenset(perf["signature"]),
         inference_columns=frozenset(perf["inference_columns"]),
         inference_headings=re.compile(perf["inference_headings"]),
-        sections={k: re.compile(v) for k, v in data["sections"].items()},
     )

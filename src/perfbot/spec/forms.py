@@ -144,6 +144,8 @@ _DEC2 = re.compile(r"^[0-9]+\.[0-9]{2}$")
 
 
 def _dec2_norm(v: str) -> str | None:
+    if any(mark in v for mark in "~≈<>"):
+        return None  # an approximate value: 2 decimals would claim a precision it does not have
     x = parse_number(v)
     if x is None:
         t = parse_time(v)  # "0.89s" under s/step: the unit is the header's
