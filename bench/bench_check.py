@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -116,7 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         except (ValueError, KeyError):
             findings = -1
             print(r.stderr[-2000:], file=sys.stderr)
-        print(f"perfbot check:        {t_pb:7.3f} s  {n / t_pb:8.1f} files/s  ({findings} findings)")
+        print(
+            f"perfbot check:        {t_pb:7.3f} s  {n / t_pb:8.1f} files/s  ({findings} findings)"
+        )
 
         versions = []
         for _ in range(max(5, args.runs)):

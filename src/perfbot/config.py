@@ -147,8 +147,10 @@ def _glob(rel: str, pattern: str) -> bool:
         return _glob(rel, pattern[3:]) or fnmatch.fnmatchcase(rel.split("/")[-1], pattern[3:])
     if "/**/" in pattern:
         a, b = pattern.split("/**/", 1)
-        return _glob(rel, f"{a}/{b}") or fnmatch.fnmatchcase(rel, f"{a}/*/{b}") or (
-            rel.startswith(a + "/") and _glob(rel[len(a) + 1 :], f"**/{b}")
+        return (
+            _glob(rel, f"{a}/{b}")
+            or fnmatch.fnmatchcase(rel, f"{a}/*/{b}")
+            or (rel.startswith(a + "/") and _glob(rel[len(a) + 1 :], f"**/{b}"))
         )
     return False
 

@@ -65,7 +65,9 @@ class Context:
     def columns(self, table: Table) -> list[Resolved]:
         cols = self._cols.get(table.index)
         if cols is None:
-            schema = self.spec.requirements if table.kind == "requirements" else self.spec.performance
+            schema = (
+                self.spec.requirements if table.kind == "requirements" else self.spec.performance
+            )
             cols = schema.resolve_header([c.value for c in table.header.cells])
             self._cols[table.index] = cols
         return cols

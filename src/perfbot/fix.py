@@ -53,7 +53,7 @@ def _overlaps(a: Edit, b: Edit) -> bool:
         return False
     if a.start == a.end == b.start == b.end:
         return True  # two insertions at one point: keep the first only
-    return a.start < b.end and b.start < a.end or (a.start == a.end and b.start < a.start < b.end)
+    return (a.start < b.end and b.start < a.end) or (a.start == a.end and b.start < a.start < b.end)
 
 
 def select_edits(edits: list[Edit]) -> list[Edit]:

@@ -42,7 +42,7 @@ class _RawTable:
 class _SpanState(BlockState):
     """BlockState that records the source span of each paragraph it adds."""
 
-    def add_paragraph(self, text: str) -> None:  # noqa: D102
+    def add_paragraph(self, text: str) -> None:
         last = self.last_token()
         merged = last is not None and last["type"] == "paragraph"
         super().add_paragraph(text)
@@ -58,7 +58,7 @@ class _SpanParser(BlockParser):
 
     state_cls = _SpanState
 
-    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:  # noqa: D102
+    def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:
         n = len(state.tokens)
         start = m.start()
         end = super().parse_method(m, state)
@@ -219,7 +219,9 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
     mm = _MODE.search(text)
     mode = None
     if mm:
-        mode = _ZH_MODE[mm.group("zh")] if mm.group("zh") else mm.group("m").lower().replace("-", "")
+        mode = (
+            _ZH_MODE[mm.group("zh")] if mm.group("zh") else mm.group("m").lower().replace("-", "")
+        )
     canonical = (
         device is not None
         and len(versions) == 1

@@ -30,7 +30,7 @@ class FileError:
 
 @dataclass(slots=True)
 class Source:
-    """A decoded file. ``lines`` are the line contents without their endings; ``eols`` the endings."""
+    """A decoded file: ``lines`` are the line contents without endings, ``eols`` the endings."""
 
     path: str
     text: str
@@ -66,7 +66,9 @@ class Source:
         """Bytes to write back for ``text``, with the file's BOM and encoding."""
         enc = self.encoding
         if enc in ("utf-16", "utf-16-le", "utf-16-be"):
-            return self.bom + text.encode("utf-16-le" if self.bom == codecs.BOM_UTF16_LE else "utf-16-be")
+            return self.bom + text.encode(
+                "utf-16-le" if self.bom == codecs.BOM_UTF16_LE else "utf-16-be"
+            )
         return self.bom + text.encode(enc, errors="surrogateescape")
 
 
@@ -124,8 +126,9 @@ def read_source(path: str | Path) -> Source | FileError:
     try:
         size = p.stat().st_size
         if size > MAX_BYTES:
-            return FileError(name, f"file is {size / 1e6:.1f} MB; perfbot reads at most "
-                                   f"{MAX_BYTES / 1e6:.0f} MB")
+            return FileError(
+                name, f"file is {size / 1e6:.1f} MB; perfbot reads at most {MAX_BYTES / 1e6:.0f} MB"
+            )
         data = p.read_bytes()
     except IsADirectoryError:
         return FileError(name, "is a directory")

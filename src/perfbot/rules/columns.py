@@ -126,9 +126,7 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     expected = " | ".join(cols[i].name or cols[i].text for i in order)
     edits = [reorder_line(r, order) for r in table.lines]
     fix = None
-    if all(e is not None for e in edits) and all(
-        len(r.cells) == len(names) for r in table.lines
-    ):
+    if all(e is not None for e in edits) and all(len(r.cells) == len(names) for r in table.lines):
         raws = {r.line: r.raw for r in table.lines}
         changed = tuple(e for e in edits if e and e.text != raws[e.line])
         fix = Fix("Reorder the columns", changed) if changed else None

@@ -24,8 +24,10 @@ def _issues(ctx: Context, table: Table):
         if cells["mindspore"] is None:
             continue
         vals = {k: (c.value if c else None) for k, c in cells.items()}
-        yield row, cells, ctx.matrix.check_row(
-            vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"]
+        yield (
+            row,
+            cells,
+            ctx.matrix.check_row(vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"]),
         )
 
 
@@ -44,7 +46,7 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
     """
-    for row, cells, issues in _issues(ctx, table):
+    for _row, cells, issues in _issues(ctx, table):
         for i in issues:
             if i.code != "cann_mismatch" or cells["cann"] is None or not i.expected:
                 continue
@@ -109,7 +111,7 @@ def unknown_mindspore(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         (the same row, with `matrix:` in .perfbot.yml listing it)
     """
-    for row, cells, issues in _issues(ctx, table):
+    for _row, cells, issues in _issues(ctx, table):
         for i in issues:
             if i.code == "unknown_mindspore":
                 cell = cells["mindspore"]

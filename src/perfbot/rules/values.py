@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..engine import Context
-from ..fix import Fix
 from ..model import Cell, Row, Table
 from ..registry import Issue, rule
 from ..spec import Resolved
@@ -40,8 +39,11 @@ class Shown:
         if x is None:
             return None
         text = cell.value.strip().strip("*`")
-        text = text.replace(",", ".") if text.count(",") == 1 and len(text.split(",")[1]) < 3 \
+        text = (
+            text.replace(",", ".")
+            if text.count(",") == 1 and len(text.split(",")[1]) < 3
             else text.replace(",", "")
+        )
         return cls(x, cls.half_of(text))
 
     @staticmethod
@@ -131,6 +133,19 @@ def _agrees(nums: RowNumbers, shown: Shown, per_sample: int = 1) -> bool:
     return _overlaps(*nums.throughput_range(per_sample), shown.lo, shown.hi)
 
 
+def _img_rows(ctx: Context, table: Table) -> Iterator[tuple[Row, RowNumbers, Cell, Shown]]:
+    """Rows whose img/s can be compared with cards, batch size and s/step."""
+    img_col = ctx.column(table, "img/s")
+    if img_col is None:
+        return
+    for row in table.rows:
+        nums = _numbers(ctx, table, row)
+        img_cell = ctx.cell(row, img_col)
+        shown = Shown.of(img_cell)
+        if nums is not None and shown is not None and img_cell is not None:
+            yield row, nums, img_cell, shown
+
+
 def _multiple(nums: RowNumbers, shown: Shown) -> int | None:
     """k >= 2 when the shown img/s is k x the guide's value (k images per sample), else None."""
     base = nums.cards * nums.batch / nums.per_batch
@@ -155,15 +170,7 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 550.54 |
     """
-    img_col = ctx.column(table, "img/s")
-    if img_col is None:
-        return
-    for row in table.rows:
-        nums = _numbers(ctx, table, row)
-        img_cell = ctx.cell(row, img_col)
-        shown = Shown.of(img_cell)
-        if nums is None or shown is None or img_cell is None:
-            continue
+    for row, nums, img_cell, shown in _img_rows(ctx, table):
         if _agrees(nums, shown) or (nums.frames > 1 and _agrees(nums, shown, nums.frames)):
             continue
         if nums.steps > 1 and _overlaps(
@@ -175,8 +182,10 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
             continue  # reported by PB406: several images per sample
         want = round2(nums.cards * nums.batch / nums.per_batch)
         formula = f"{nums.cards} × {nums.batch}"
-        formula += f" / ({nums.steps} × {_step_text(nums)})" if nums.steps > 1 else (
-            f" / {_step_text(nums)}"
+        formula += (
+            f" / ({nums.steps} × {_step_text(nums)})"
+            if nums.steps > 1
+            else (f" / {_step_text(nums)}")
         )
         if shown.value > 0:
             implied = nums.cards * nums.batch / (shown.value * nums.steps) / nums.scale
@@ -211,17 +220,10 @@ def img_s_is_s_img(ctx: Context, table: Table) -> Iterator[Issue]:
         | model name | ... | scheduler | steps | jit level | graph compile | s/step | img/s | s/img |
         | sd | ... | ddim | 40 | O1 | 5 mins | 0.11 | 0.23 | 4.40 |
     """
-    img_col = ctx.column(table, "img/s")
-    if img_col is None or not ctx.is_inference(table):
+    if not ctx.is_inference(table):
         return
-    for row in table.rows:
-        nums = _numbers(ctx, table, row)
-        img_cell = ctx.cell(row, img_col)
-        shown = Shown.of(img_cell)
-        if nums is None or shown is None or img_cell is None or nums.steps <= 1:
-            continue
-        lo, hi = nums.throughput_range()
-        if _overlaps(lo, hi, shown.lo, shown.hi):
+    for row, nums, img_cell, shown in _img_rows(ctx, table):
+        if nums.steps <= 1 or _agrees(nums, shown):
             continue
         t_lo = nums.steps * nums.step.lo * nums.scale
         t_hi = nums.steps * nums.step.hi * nums.scale
@@ -253,14 +255,8 @@ def img_s_multiple(ctx: Context, table: Table) -> Iterator[Issue]:
 
         (or keep 0.075 with a note: "img/s counts the 6 views of each sample")
     """
-    img_col = ctx.column(table, "img/s")
-    if img_col is None:
-        return
-    for row in table.rows:
-        nums = _numbers(ctx, table, row)
-        img_cell = ctx.cell(row, img_col)
-        shown = Shown.of(img_cell)
-        if nums is None or shown is None or img_cell is None or _agrees(nums, shown):
+    for row, nums, img_cell, shown in _img_rows(ctx, table):
+        if _agrees(nums, shown):
             continue
         if nums.frames > 1 and _agrees(nums, shown, nums.frames):
             continue
@@ -398,8 +394,10 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
         v = cell.value.strip()
         if PLACEHOLDER.match(v) or form.match(v):
             continue
-        if form_name == "graph_compile" and ctx.config.allow.compile_seconds and (
-            compile_seconds(v) is not None
+        if (
+            form_name == "graph_compile"
+            and ctx.config.allow.compile_seconds
+            and (compile_seconds(v) is not None)
         ):
             continue
         if form_name == "decimal2" and name == "s/step" and parse_time(v) is None:
@@ -434,7 +432,11 @@ def _form_rule(id: str, slug: str, form_name: str, doc: str, severity: str = "wa
     rule(id, slug, severity=severity, scope="performance", fix="sometimes")(check)  # type: ignore[arg-type]
 
 
-_form_rule("PB410", "two-decimals", "decimal2", """\
+_form_rule(
+    "PB410",
+    "two-decimals",
+    "decimal2",
+    """\
 s/step, img/s, s/img, s/video, psnr and ssim are numbers with exactly 2 decimals.
 
 Example:
@@ -442,8 +444,13 @@ Example:
 
 Use instead:
     | ... | 0.90 | 71.91 |
-""")
-_form_rule("PB411", "positive-integer", "positive_int", """\
+""",
+)
+_form_rule(
+    "PB411",
+    "positive-integer",
+    "positive_int",
+    """\
 cards, batch size, steps, stage and grad accu are positive integers.
 
 Example:
@@ -451,8 +458,13 @@ Example:
 
 Use instead:
     | dit | 8 | 64 | ...
-""")
-_form_rule("PB412", "resolution-format", "resolution", """\
+""",
+)
+_form_rule(
+    "PB412",
+    "resolution-format",
+    "resolution",
+    """\
 resolution is `WxH` (or `FxHxW` for video) with a lowercase `x` and no spaces.
 
 Example:
@@ -460,8 +472,13 @@ Example:
 
 Use instead:
     | ... | 1024x1024 | ...
-""")
-_form_rule("PB413", "jit-level-format", "jit_level", """\
+""",
+)
+_form_rule(
+    "PB413",
+    "jit-level-format",
+    "jit_level",
+    """\
 jit level is `O0`, `O1` or `O2`, with the capital letter O.
 
 Example:
@@ -469,8 +486,13 @@ Example:
 
 Use instead:
     | ... | O2 | ...
-""")
-_form_rule("PB414", "graph-compile-format", "graph_compile", """\
+""",
+)
+_form_rule(
+    "PB414",
+    "graph-compile-format",
+    "graph_compile",
+    """\
 graph compile is given in minutes, one value or a range: `5 mins`, `3~5 mins`.
 
 Seconds (`77s`) are accepted when `.perfbot.yml` sets `allow: {compile_seconds: true}`.
@@ -480,8 +502,13 @@ Example:
 
 Use instead:
     | ... | 3~5 mins | ...
-""")
-_form_rule("PB415", "switch-format", "switch", """\
+""",
+)
+_form_rule(
+    "PB415",
+    "switch-format",
+    "switch",
+    """\
 sink, flash attn, recompute, cache and discriminator are `ON` or `OFF`.
 
 Example:
@@ -489,8 +516,13 @@ Example:
 
 Use instead:
     | ... | ON | OFF | ...
-""")
-_form_rule("PB416", "precision-format", "precision", """\
+""",
+)
+_form_rule(
+    "PB416",
+    "precision-format",
+    "precision",
+    """\
 precision is `fp32`, `fp16` or `bf16` (mixed precision: a note under the table).
 
 Example:
@@ -498,8 +530,13 @@ Example:
 
 Use instead:
     | ... | fp16 | ...
-""")
-_form_rule("PB417", "link-format", "link", """\
+""",
+)
+_form_rule(
+    "PB417",
+    "link-format",
+    "link",
+    """\
 recipe and weight are Markdown links.
 
 Example:
@@ -507,4 +544,5 @@ Example:
 
 Use instead:
     | ... | [weight](https://example.com/dit.ckpt) |
-""")
+""",
+)

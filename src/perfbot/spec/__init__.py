@@ -88,8 +88,9 @@ class Schema:
             cols[c.name] = c
         for name, al in aliases.items():
             base = cols.get(name) or Column(name)
-            cols[name] = Column(base.name, base.aliases + tuple(al), base.form, base.required,
-                                base.unit_variants)
+            cols[name] = Column(
+                base.name, base.aliases + tuple(al), base.form, base.required, base.unit_variants
+            )
         return Schema(self.kind, cols)
 
 
@@ -163,7 +164,7 @@ def _columns(items: list[dict]) -> dict[str, Column]:
 def load_yaml(name: str) -> object:
     text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)  # noqa: S506 - SafeLoader
+    return yaml.load(text, Loader=loader)
 
 
 @cache
