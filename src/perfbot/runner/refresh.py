@@ -1,0 +1,364 @@
+"""Measured numbers -> a core :class:`~perfbot.fix.Fix` for their README row.
+
+:func:`refresh` finds each result's row (the benchmark's ``row``: a mapping of column -> value, or
+a 1-based index among all performance-table data rows of the README) and rewrites only the
+measured cells, as the core's fixes do: each edit replaces the number inside one cell and keeps
+every other byte of the line (emphasis, a unit written in the cell, padding; in an aligned table
+the closing pipe stays where it was).
+
+* **s/step** in the table's unit (`ms/step` columns and `ms`/`s` written in the cell are kept),
+  two decimals;
+* **graph compile** in the table's style: seconds with the old number of decimals (`77s`,
+  `137.35s`), or whole minutes rounded up (`5 mins`); a minute range (`3~5 mins`) that still
+  holds the new value is left alone;
+* **img/s** = cards x batch size / s/step (for inference / (steps x s/step)), from the unrounded
+  s/step, so that the checker's img/s rule agrees with the rounded cells;
+* **s/img**, **s/video** in inference tables = steps x s/step / (cards x batch size).
+
+A row whose cards, batch size or sampling steps differ from what the benchmark ran gets no fix
+(the numbers would belong to another row), nor does a failed run.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from perfbot.config import Config
+from perfbot.engine import Context
+from perfbot.fix import Edit, Fix, apply_fixes
+from perfbot.model import Cell, Row, Table
+from perfbot.runner.bench import BenchResult
+from perfbot.source import Source
+from perfbot.spec import header_key
+from perfbot.spec.forms import (
+    PLACEHOLDER,
+    compile_minutes,
+    compile_seconds,
+    parse_number,
+    parse_time,
+    round2,
+)
+
+__all__ = ["CellChange", "RowError", "RowRefresh", "apply_refreshes", "find_row", "refresh"]
+
+# a number as README cells write it: 1,176.04 / 0.89 / 47,34 (decimal comma)
+_NUMBER = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:[.,][0-9]+)?")
+
+
+class RowError(ValueError):
+    """The benchmark's row cannot be found (the message is for a contributor)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CellChange:
+    column: str  # canonical column name
+    old: str  # the cell's text before
+    new: str  # after (== old when unchanged)
+    line: int
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+
+@dataclass
+class RowRefresh:
+    """What a result does to its README row."""
+
+    result: BenchResult
+    readme: str  # path of the README, as the results name it
+    line: int | None = None  # the row's line, when found
+    cells: list[CellChange] = field(default_factory=list)
+    fix: Fix | None = None
+    problem: str | None = None  # why the row gets no fix
+    notes: list[str] = field(default_factory=list)
+    old_s_per_step: float | None = None  # seconds, as the row showed it
+    unit: str = "s/step"  # the table's step-time unit: "s/step" or "ms/step"
+
+    @property
+    def name(self) -> str:
+        return self.result.name
+
+    @property
+    def new_s_per_step(self) -> float | None:
+        return self.result.s_per_step
+
+    @property
+    def change(self) -> float | None:
+        """Relative change of s/step (+0.05 = 5 % slower), when both are known."""
+        old, new = self.old_s_per_step, self.new_s_per_step
+        if old is None or new is None or old <= 0:
+            return None
+        return new / old - 1
+
+    def cell(self, column: str) -> CellChange | None:
+        return next((c for c in self.cells if c.column == column), None)
+
+
+# --- finding the row ----------------------------------------------------------------------------
+
+
+def _norm(text: str) -> str:
+    t = text.strip()
+    for mark in ("**", "__", "`", "*", "_"):
+        if len(t) > 2 * len(mark) and t.startswith(mark) and t.endswith(mark):
+            t = t[len(mark) : -len(mark)].strip()
+    return re.sub(r"\s+", " ", t).lower()
+
+
+def _same(cell: str, want: str) -> bool:
+    a, b = _norm(cell), _norm(want)
+    if a == b:
+        return True
+    x, y = parse_number(a), parse_number(b)
+    return x is not None and y is not None and x == y
+
+
+def _column_index(ctx: Context, table: Table, key: str) -> int | None:
+    """The header cell a ``row:`` key names: by the guide's column (any alias) or by its text."""
+    name = ctx.spec.performance.resolve(0, key).name
+    for c in ctx.columns(table):
+        if (name is not None and c.name == name) or header_key(c.text) == header_key(key):
+            return c.index
+    return None
+
+
+def find_row(ctx: Context, selector: Mapping[str, str] | int) -> tuple[Table, Row]:
+    """The performance-table row ``selector`` names; :class:`RowError` when none or several."""
+    tables = [t for t in ctx.doc.tables if t.kind == "performance"]
+    if not tables:
+        html = [h for h in ctx.doc.html_tables if h.kind == "performance"]
+        if html:
+            raise RowError(
+                f"the performance table (line {html[0].line}) is an HTML <table>; perfbot "
+                "refreshes Markdown pipe tables only"
+            )
+        raise RowError("the README has no performance table")
+    if isinstance(selector, int):
+        rows = [(t, r) for t in tables for r in t.rows]
+        if not 1 <= selector <= len(rows):
+            raise RowError(
+                f"row {selector}: the README's performance tables have {len(rows)} data rows"
+            )
+        return rows[selector - 1]
+    found: list[tuple[Table, Row]] = []
+    for t in tables:
+        idx = {k: _column_index(ctx, t, k) for k in selector}
+        if any(i is None for i in idx.values()):
+            continue
+        for r in t.rows:
+            if all(
+                i is not None and i < len(r.cells) and _same(r.cells[i].value, selector[k])
+                for k, i in idx.items()
+            ):
+                found.append((t, r))
+    want = ", ".join(f"{k} = {v}" for k, v in selector.items())
+    if not found:
+        raise RowError(f"no performance-table row has {want}")
+    if len(found) > 1:
+        lines = ", ".join(str(r.line) for _, r in found)
+        raise RowError(
+            f"{len(found)} rows have {want} (lines {lines}); name one more column in `row:`"
+        )
+    return found[0]
+
+
+# --- new cell texts -----------------------------------------------------------------------------
+
+
+def _number_span(text: str) -> tuple[int, int] | None:
+    m = _NUMBER.search(text)
+    return (m.start(), m.end()) if m else None
+
+
+def _with_number(old: str, x: float, decimals: int = 2) -> str:
+    """``old`` with its number replaced by ``x`` written the same way (decimal comma, thousands
+    separators); a cell without a number (a placeholder) becomes just the number."""
+    span = _number_span(old)
+    if span is None or PLACEHOLDER.match(old.strip()):
+        return round2(x) if decimals == 2 else f"{x:.{decimals}f}"
+    num = old[span[0] : span[1]]
+    new = round2(x) if decimals == 2 else f"{x:.{decimals}f}"
+    if re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", num):
+        new = f"{float(new):,.{decimals}f}"
+    elif "," in num:
+        new = new.replace(".", ",")
+    return old[: span[0]] + new + old[span[1] :]
+
+
+def _compile_text(old: str, seconds: float) -> str:
+    """The graph compile cell for ``seconds``, in the style of ``old`` (unchanged when the old
+    minutes range still holds it)."""
+    v = old.strip()
+    if compile_seconds(v) is not None:
+        span = _number_span(v)
+        assert span is not None
+        num = v[span[0] : span[1]]
+        decimals = len(num.split(".", 1)[1]) if "." in num else 0
+        return v[: span[0]] + f"{seconds:.{decimals}f}" + v[span[1] :]
+    minutes = max(1, math.ceil(round(seconds, 6) / 60))
+    rng = compile_minutes(v)
+    if rng is not None:
+        lo, hi = rng
+        if lo <= minutes <= hi or lo <= seconds / 60 <= hi:
+            return old
+    return f"{minutes} mins"
+
+
+# --- one row ------------------------------------------------------------------------------------
+
+
+def _cell_edit(row: Row, cell: Cell, new: str) -> Edit:
+    """Replace ``cell``'s text with ``new``; in an aligned table (extra padding before the next
+    pipe) take or give back padding so that the pipe does not move."""
+    raw = row.raw
+    end = cell.end
+    delta = len(new) - (cell.end - cell.start)
+    j = cell.end
+    while j < len(raw) and raw[j] == " ":
+        j += 1
+    trailing = j - cell.end
+    at_pipe = j < len(raw) and raw[j] == "|"
+    if at_pipe and delta > 0 and trailing - delta >= 1:
+        end = cell.end + delta
+    elif at_pipe and delta < 0 and trailing >= 2:
+        new = new + " " * (-delta)
+    return Edit(cell.line, cell.start, end, new)
+
+
+def _int_cell(ctx: Context, table: Table, row: Row, name: str) -> int | None:
+    cell = ctx.cell(row, ctx.column(table, name))
+    x = parse_number(cell.value) if cell else None
+    return int(x) if x is not None and x == int(x) else None
+
+
+def _mismatch(ctx: Context, table: Table, row: Row, r: BenchResult) -> str | None:
+    """Why this row cannot hold ``r``'s numbers, or None."""
+    for name, ran in (("cards", r.cards), ("batch size", r.batch_size)):
+        shown = _int_cell(ctx, table, row, name)
+        if shown is not None and shown != ran:
+            return f"the row says {name} {shown} but the benchmark ran with {ran}"
+    steps_col = ctx.column(table, "steps")
+    inference_row = ctx.is_inference(table) and steps_col is not None
+    if r.inference:
+        if not inference_row:
+            return (
+                "the benchmark is an inference benchmark, but its row is not in an inference "
+                "table with a `steps` column"
+            )
+        shown = _int_cell(ctx, table, row, "steps")
+        if shown is not None and shown != r.sampling_steps:
+            return f"the row says steps {shown} but the benchmark sampled {r.sampling_steps} steps"
+    elif inference_row:
+        return (
+            "the row is in an inference table, but the benchmark is not declared "
+            "`inference: true` with `sampling_steps`"
+        )
+    return None
+
+
+def _step_scale(ctx: Context, table: Table, cell: Cell | None) -> float:
+    """Seconds per unit of the s/step cell: the cell's own unit, else the column's."""
+    col = ctx.column(table, "s/step")
+    scale = col.scale if col is not None else 1.0
+    t = parse_time(cell.value) if cell is not None else None
+    if t is not None and t[1] == "s":
+        return 1.0
+    if t is not None and t[1] == "ms":
+        return 0.001
+    return scale
+
+
+def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: str) -> RowRefresh:
+    """The cells ``r`` changes in ``row``, as one :class:`Fix` (or why there is none)."""
+    out = RowRefresh(r, readme, line=row.line)
+    step_cell = ctx.cell(row, ctx.column(table, "s/step"))
+    scale = _step_scale(ctx, table, step_cell)
+    out.unit = "ms/step" if scale == 0.001 else "s/step"
+    if step_cell is not None:
+        t = parse_time(step_cell.value)
+        if t is not None and t[0] > 0:
+            out.old_s_per_step = t[0] * scale
+    if not r.ok or r.s_per_step is None or r.s_per_step <= 0:
+        out.problem = r.message or f"the benchmark ended with status {r.status}"
+        return out
+    problem = _mismatch(ctx, table, row, r)
+    if problem:
+        out.problem = problem
+        return out
+    s = r.s_per_step
+    cards, batch = r.cards, r.batch_size
+    steps = r.sampling_steps if r.inference and r.sampling_steps else 1
+    new: dict[str, str] = {}
+
+    if step_cell is None:
+        out.problem = "the table has no s/step column"
+        return out
+    new["s/step"] = _with_number(step_cell.value, s / scale)
+
+    compile_cell = ctx.cell(row, ctx.column(table, "graph compile"))
+    if compile_cell is not None:
+        g = r.graph_compile_s
+        if g is None:
+            out.notes.append("graph compile was not measured (the log does not start at step 1)")
+        elif g <= 0:
+            out.notes.append("graph compile not updated: the first step was not slower")
+        else:
+            new["graph compile"] = _compile_text(compile_cell.value, g)
+
+    per_batch = steps * s
+    if ctx.column(table, "img/s") is not None:
+        new["img/s"] = round2(cards * batch / per_batch)
+    if steps > 1:
+        for name in ("s/img", "s/video"):
+            if ctx.column(table, name) is not None:
+                new[name] = round2(per_batch / (cards * batch))
+
+    edits: list[Edit] = []
+    for name, text in new.items():
+        cell = ctx.cell(row, ctx.column(table, name))
+        if cell is None:
+            out.notes.append(f"the row has no `{name}` cell")
+            continue
+        if name in ("img/s", "s/img", "s/video"):
+            text = _with_number(cell.value, float(text))
+        out.cells.append(CellChange(name, cell.value, text, cell.line))
+        if text != cell.value:
+            edits.append(_cell_edit(row, cell, text))
+    if edits:
+        parts = [f"{c.column} {c.new}" for c in out.cells if c.changed]
+        out.fix = Fix(f"Set {', '.join(parts)} (measured by {r.name})", tuple(edits))
+    return out
+
+
+def refresh(
+    source: Source, results: Iterable[BenchResult], config: Config | None = None
+) -> list[RowRefresh]:
+    """One :class:`RowRefresh` per result (all for rows of ``source``), in the results' order."""
+    ctx = Context(source, config or Config())
+    out: list[RowRefresh] = []
+    for r in results:
+        try:
+            table, row = find_row(ctx, r.row)
+        except RowError as e:
+            out.append(RowRefresh(r, source.path, problem=str(e)))
+            continue
+        out.append(refresh_row(ctx, table, row, r, source.path))
+    taken: dict[int, str] = {}
+    for rr in out:
+        if rr.line is None or rr.fix is None:
+            continue
+        if rr.line in taken:
+            rr.problem = f"benchmark {taken[rr.line]} also measures this row"
+            rr.fix = None
+        else:
+            taken[rr.line] = rr.name
+    return out
+
+
+def apply_refreshes(source: Source, refreshes: Iterable[RowRefresh]) -> str:
+    """``source``'s text with every refresh's fix applied."""
+    return apply_fixes(source, [r.fix for r in refreshes if r.fix is not None])

@@ -1,0 +1,258 @@
+"""`perfbot.runner.refresh`: measured numbers become a minimal core Fix of their README row."""
+
+# ruff: noqa: E501 - the fixtures are whole README table rows
+
+import pytest
+
+from perfbot.config import Config
+from perfbot.engine import Context, check_source
+from perfbot.fix import replacement
+from perfbot.runner.bench import BenchResult
+from perfbot.runner.refresh import RowError, apply_refreshes, find_row, refresh
+from perfbot.source import Source
+
+README = """\
+# DiT
+
+## Performance
+
+### Training
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | resolution | recompute | jit level | graph compile | s/step | img/s |
+|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|
+| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.89 | 71.91 |
+| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | **0.93** | 550.54 |
+
+### Inference
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | resolution | scheduler | steps | jit level | graph compile | s/step | img/s | s/img |
+|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|
+| dit | 1 | 1 | 256x256 | ddim | 50 | O2 | 1~2 mins | 0.08 | 0.25 | 4.00 |
+"""
+
+
+def result(**kw) -> BenchResult:
+    base = {
+        "name": "dit-1p",
+        "readme": "README.md",
+        "row": {"model name": "dit", "cards": "1", "recompute": "OFF"},
+        "status": "ok",
+        "cards": 1,
+        "batch_size": 64,
+        "s_per_step": 0.912345,
+        "graph_compile_s": 250.0,
+        "cv": 0.01,
+    }
+    base.update(kw)
+    return BenchResult.model_validate(base)
+
+
+def src(text: str = README) -> Source:
+    return Source.from_text(text, path="README.md")
+
+
+def changed_lines(old: str, new: str) -> list[tuple[str, str]]:
+    a, b = old.splitlines(keepends=True), new.splitlines(keepends=True)
+    assert len(a) == len(b)
+    return [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+
+
+def findings(text: str, config: Config | None = None) -> set[str]:
+    res = check_source(Source.from_text(text, path="README.md"), config or Config())
+    return {f"{f.rule} {f.line}" for f in res.findings}
+
+
+def derived_findings(text: str, config: Config | None = None, before: str = README) -> list[str]:
+    """img/s and s/img findings after the refresh, and any finding the refresh added."""
+    after = findings(text, config)
+    added = after - findings(before, config)
+    return sorted(added | {f for f in after if f.startswith(("PB401", "PB403"))})
+
+
+def test_training_row_gets_new_step_time_and_img_s_only():
+    (rr,) = refresh(src(), [result()])
+    assert rr.problem is None and rr.line == 11
+    new = apply_refreshes(src(), [rr])
+    assert changed_lines(README, new) == [
+        (
+            "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.89 | 71.91 |\n",
+            "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n",
+        )
+    ]  # 250 s = 5 mins is inside 3~5 mins: left alone
+    assert [(c.column, c.old, c.new) for c in rr.cells] == [
+        ("s/step", "0.89", "0.91"),
+        ("graph compile", "3~5 mins", "3~5 mins"),
+        ("img/s", "71.91", "70.15"),
+    ]
+    assert rr.change == pytest.approx(0.912345 / 0.89 - 1)
+    assert derived_findings(new) == []
+    # as a suggestion: the whole line, with its line ending
+    assert replacement(src(), rr.fix) == (
+        11,
+        11,
+        "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n",
+    )
+
+
+def test_compile_outside_the_range_and_emphasis_kept():
+    r = result(
+        name="dit-8p",
+        row={"model name": "dit", "cards": "8"},
+        cards=8,
+        s_per_step=0.8,
+        graph_compile_s=421.0,
+    )
+    (rr,) = refresh(src(), [r])
+    new = apply_refreshes(src(), [rr])
+    ((_, line),) = changed_lines(README, new)
+    assert line == "| dit | 8 | 64 | 256x256 | ON | O2 | 8 mins | **0.80** | 640.00 |\n"
+    assert derived_findings(new) == []
+
+
+def test_inference_row_updates_img_s_and_s_img():
+    r = result(
+        name="dit-infer",
+        row=3,  # the third performance-table data row of the README
+        batch_size=1,
+        inference=True,
+        sampling_steps=50,
+        s_per_step=0.0712,
+        graph_compile_s=30.0,
+    )
+    (rr,) = refresh(src(), [r])
+    assert rr.problem is None and rr.line == 20
+    new = apply_refreshes(src(), [rr])
+    ((_, line),) = changed_lines(README, new)
+    # 1 x 1 / (50 x 0.0712) = 0.28 img/s; 50 x 0.0712 = 3.56 s/img; 30 s -> 1 min: in 1~2
+    assert line == "| dit | 1 | 1 | 256x256 | ddim | 50 | O2 | 1~2 mins | 0.07 | 0.28 | 3.56 |\n"
+    assert derived_findings(new) == []
+
+
+MINDCV = """\
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | params(M) | cards | batch size | resolution | jit level | graph compile | ms/step | img/s | acc@top1 |
+|------------|-----------|-------|------------|------------|-----------|---------------|---------|---------|----------|
+| resnet50   | 25.61     | 8     | 32         | 224x224    | O2        | 77s           | 33.09   | 7736.47 | 76.76    |
+| resnet101  | 44.65     | 8     | 32         | 224x224    | O2        | 137.35s       | 99.93   | 2561.79 | 78.06    |
+"""
+
+
+def test_ms_per_step_table_seconds_compile_and_aligned_padding_kept():
+    config = Config.model_validate(
+        {"allow": {"ms_per_step": True, "compile_seconds": True}, "columns": [{"name": "acc@top1"}]}
+    )
+    r50 = result(
+        name="resnet50",
+        row={"model name": "resnet50"},
+        cards=8,
+        batch_size=32,
+        s_per_step=0.0312345,
+        graph_compile_s=80.456,
+    )
+    r101 = result(
+        name="resnet101",
+        row={"model name": "resnet101"},
+        cards=8,
+        batch_size=32,
+        s_per_step=0.100052,
+        graph_compile_s=139.123,
+    )
+    s = Source.from_text(MINDCV, path="README.md")
+    a, b = refresh(s, [r50, r101], config)
+    assert a.unit == "ms/step" and a.old_s_per_step == pytest.approx(0.03309)
+    new = apply_refreshes(s, [a, b])
+    assert changed_lines(MINDCV, new) == [
+        (
+            "| resnet50   | 25.61     | 8     | 32         | 224x224    | O2        | 77s           "
+            "| 33.09   | 7736.47 | 76.76    |\n",
+            "| resnet50   | 25.61     | 8     | 32         | 224x224    | O2        | 80s           "
+            "| 31.23   | 8196.07 | 76.76    |\n",
+        ),
+        (
+            "| resnet101  | 44.65     | 8     | 32         | 224x224    | O2        | 137.35s       "
+            "| 99.93   | 2561.79 | 78.06    |\n",
+            "| resnet101  | 44.65     | 8     | 32         | 224x224    | O2        | 139.12s       "
+            "| 100.05  | 2558.67 | 78.06    |\n",
+        ),
+    ]
+    assert derived_findings(new, config, MINDCV) == []
+
+
+def test_crlf_and_div_wrapped_table_keep_their_bytes():
+    text = (
+        '<div align="center">\r\n\r\n'
+        + README.split("### Training\n\n")[1].split("\n\n### Inference")[0].replace("\n", "\r\n")
+        + "\r\n\r\n</div>\r\n"
+    )
+    s = Source.from_text(text, path="README.md")
+    (rr,) = refresh(s, [result()])
+    assert rr.problem is None
+    new = apply_refreshes(s, [rr])
+    assert new.count("\r\n") == text.count("\r\n") and "\n" not in new.replace("\r\n", "")
+    assert "| 0.91 | 70.15 |\r\n" in new and new.startswith('<div align="center">\r\n')
+
+
+@pytest.mark.parametrize(
+    ("kw", "problem"),
+    [
+        ({"cards": 4}, "the row says cards 1 but the benchmark ran with 4"),
+        ({"batch_size": 32}, "the row says batch size 64 but the benchmark ran with 32"),
+        ({"status": "failed", "message": "the command exited with code 1", "s_per_step": None},
+         "the command exited with code 1"),
+        ({"status": "timeout", "message": "", "s_per_step": 0.5}, "status timeout"),
+        ({"row": {"model name": "dit"}}, "3 rows have model name = dit (lines 11, 12, 20)"),
+        ({"row": {"model name": "vit"}}, "no performance-table row has model name = vit"),
+        ({"row": {"model name": "dit", "flash attn": "ON"}}, "no performance-table row"),
+        ({"row": 4}, "row 4: the README's performance tables have 3 data rows"),
+        ({"inference": True, "sampling_steps": 50}, "is an inference benchmark, but its row"),
+        ({"row": 3, "batch_size": 1}, "the row is in an inference table, but"),
+        ({"row": 3, "batch_size": 1, "inference": True, "sampling_steps": 40},
+         "the row says steps 50 but the benchmark sampled 40 steps"),
+    ],
+)  # fmt: skip
+def test_rows_that_cannot_take_the_numbers_get_no_fix(kw, problem):
+    (rr,) = refresh(src(), [result(**kw)])
+    assert rr.fix is None and problem in rr.problem
+
+
+def test_two_benchmarks_on_one_row():
+    a, b = refresh(src(), [result(), result(name="dit-1p-again")])
+    assert a.fix is not None and b.fix is None and "dit-1p also measures this row" in b.problem
+
+
+def test_unchanged_numbers_give_no_fix():
+    (rr,) = refresh(src(), [result(s_per_step=0.89, graph_compile_s=200.0)])
+    assert rr.problem is None and rr.fix is None
+    assert [c.changed for c in rr.cells] == [False, False, False]
+    assert rr.change == 0
+
+
+def test_missing_compile_is_a_note_and_placeholders_are_filled():
+    text = README.replace("| 3~5 mins | 0.89 | 71.91 |", "| - | xx.xx | - |")
+    (rr,) = refresh(src(text), [result(graph_compile_s=None)])
+    assert rr.old_s_per_step is None and rr.change is None
+    assert any("graph compile was not measured" in n for n in rr.notes)
+    new = apply_refreshes(src(text), [rr])
+    assert "| 256x256 | OFF | O2 | - | 0.91 | 70.15 |" in new
+
+
+def test_row_selector_uses_column_aliases_and_values_loosely():
+    text = README.replace("| model name | cards |", "| Model | # cards |", 1)
+    ctx = Context(src(text), Config())
+    _, row = find_row(ctx, {"model name": "DIT", "cards": "8.0"})
+    assert row.line == 12
+    with pytest.raises(RowError, match="no performance table"):
+        find_row(Context(src("# x\n"), Config()), 1)
+    html = (
+        "## Performance\n\n<table><tr><th>model name</th><th>s/step</th><th>img/s</th></tr>"
+        "<tr><td>dit</td><td>0.89</td><td>71.91</td></tr></table>\n"
+    )
+    with pytest.raises(RowError, match="HTML <table>"):
+        find_row(Context(src(html), Config()), 1)
