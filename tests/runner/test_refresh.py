@@ -256,3 +256,23 @@ def test_row_selector_uses_column_aliases_and_values_loosely():
     )
     with pytest.raises(RowError, match="HTML <table>"):
         find_row(Context(src(html), Config()), 1)
+
+
+def test_escaped_pipes_stay_escaped_and_aligned_pipes_stay_put():
+    config = Config.model_validate({"allow": {"ms_per_step": True, "compile_seconds": True}})
+    text = MINDCV.replace("| 33.09   |", "| 33.09 \\| |")
+    r = result(name="r50", row=1, cards=8, batch_size=32, s_per_step=0.5, graph_compile_s=77.2)
+    s = Source.from_text(text, path="README.md")
+    (rr,) = refresh(s, [r], config)
+    ((_, new_line),) = changed_lines(text, apply_refreshes(s, [rr]))
+    assert "| 500.00 \\| | 512.00 |" in new_line
+    assert rr.cell("s/step").old == "33.09 \\|"
+    # a shorter number in an aligned column gets padding, so the next pipe does not move
+    r = result(
+        name="r101", row=2, cards=8, batch_size=32, s_per_step=0.00512, graph_compile_s=137.354
+    )
+    s = Source.from_text(MINDCV, path="README.md")
+    (rr,) = refresh(s, [r], config)
+    ((old_line, new_line),) = changed_lines(MINDCV, apply_refreshes(s, [rr]))
+    assert "| 137.35s       | 5.12    | 50000.00 |" in new_line
+    assert new_line.index("| 50000.00") == old_line.index("| 2561.79")

@@ -55,7 +55,7 @@ class RowError(ValueError):
 @dataclass(frozen=True, slots=True)
 class CellChange:
     column: str  # canonical column name
-    old: str  # the cell's text before
+    old: str  # the cell's raw text before (a pipe in it is still escaped: `\\|`)
     new: str  # after (== old when unchanged)
     line: int
 
@@ -297,7 +297,7 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
     if step_cell is None:
         out.problem = "the table has no s/step column"
         return out
-    new["s/step"] = _with_number(step_cell.value, s / scale)
+    new["s/step"] = _with_number(step_cell.text, s / scale)
 
     compile_cell = ctx.cell(row, ctx.column(table, "graph compile"))
     if compile_cell is not None:
@@ -307,7 +307,7 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
         elif g <= 0:
             out.notes.append("graph compile not updated: the first step was not slower")
         else:
-            new["graph compile"] = _compile_text(compile_cell.value, g)
+            new["graph compile"] = _compile_text(compile_cell.text, g)
 
     per_batch = steps * s
     if ctx.column(table, "img/s") is not None:
@@ -324,9 +324,9 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
             out.notes.append(f"the row has no `{name}` cell")
             continue
         if name in ("img/s", "s/img", "s/video"):
-            text = _with_number(cell.value, float(text))
-        out.cells.append(CellChange(name, cell.value, text, cell.line))
-        if text != cell.value:
+            text = _with_number(cell.text, float(text))
+        out.cells.append(CellChange(name, cell.text, text, cell.line))
+        if text != cell.text:
             edits.append(_cell_edit(row, cell, text))
     if edits:
         parts = [f"{c.column} {c.new}" for c in out.cells if c.changed]

@@ -1,0 +1,510 @@
+"""`perfbot report`: merge the results of all benchmark jobs and suggest the refreshed rows.
+
+The pure part, :func:`plan_review`, turns the refreshed rows of each README into one review: a
+```suggestion comment per changed row that sits in the pull request's diff, and a summary body
+with a table of old -> new numbers (relative change of s/step, flagged when slower than
+``rerun.slower_threshold`` or noisier than ``rerun.noisy_cv``), the rows that could not be
+updated and why, and the failed or timed-out benchmarks with the tail of their log. Rows outside
+the diff (a suggestion can only sit on a line of the diff) are shown in the body as a diff.
+
+:func:`report_main` is the command: locally (``--results`` only) it reads the READMEs from disk,
+prints the summary and, with ``--write``, applies the new numbers; on a pull request
+(``--pr``/``--sha``) it reads the README and ``.perfbot.yml`` at the benchmarked commit through
+the GitHub API and posts one review (or, with ``rerun.push``, commits the new numbers to a
+same-repository branch).
+
+Everything read from the results and the README is untrusted text: it is shown as code (so it is
+never a mention, a link or HTML) and log tails are fenced with a fence nothing inside can close.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import posixpath
+import re
+import sys
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from perfbot.config import Config, ConfigError, RerunConfig, load_config
+from perfbot.fix import replacement
+from perfbot.github.command import code
+from perfbot.github.diff import Hunk, can_suggest
+from perfbot.github.suggest import clamp_body, fence_length, suggestion_block
+from perfbot.runner.bench import BenchResult, ResultsError, load_results
+from perfbot.runner.refresh import RowRefresh, apply_refreshes, refresh
+from perfbot.source import Source, decode
+
+__all__ = [
+    "MARKER",
+    "ReviewPlan",
+    "plan_review",
+    "render_summary",
+    "report_main",
+]
+
+MARKER = "<!-- perfbot:rerun -->"
+TAIL_SHOWN = 30  # log lines shown per failed benchmark
+TAIL_WIDTH = 300  # characters per log line
+
+LinkFn = Callable[[str, int | None], str]  # (path, line or None) -> URL
+
+
+@dataclass
+class ReviewPlan:
+    """One review: its body, its inline suggestion comments, and the refreshed README texts."""
+
+    body: str
+    comments: list[dict] = field(default_factory=list)  # {"path", "line", "body"}
+    texts: dict[str, str] = field(default_factory=dict)  # README path -> new text (if changed)
+    measured: int = 0
+    failed: int = 0
+    changed_rows: int = 0
+
+
+# --- small renderers ------------------------------------------------------------------------------
+
+
+def _cell(text: str | None) -> str:
+    """Untrusted text for a table cell: code, with pipes escaped (once: a README cell's own
+    ``\\|`` is shown as ``|``)."""
+    if text is None or text == "":
+        return "–"
+    return code(text.replace("\\|", "|")).replace("|", "\\|")
+
+
+def _pct(x: float) -> str:
+    return f"{x * 100:+.1f} %".replace("-", "−")
+
+
+def _old_new(old: str | None, new: str | None) -> str:
+    if new is None:
+        return _cell(old)
+    if old is None or old == new:
+        return _cell(new)
+    return f"{_cell(old)} → {_cell(new)}"
+
+
+def _printable(line: str) -> str:
+    line = "".join(c if c.isprintable() or c == "\t" else "�" for c in line)
+    return line if len(line) <= TAIL_WIDTH else line[: TAIL_WIDTH - 1] + "…"
+
+
+def _fenced(lines: Sequence[str], info: str = "") -> str:
+    text = "\n".join(lines)
+    fence = "`" * fence_length(text)
+    return f"{fence}{info}\n{text}\n{fence}"
+
+
+def _flags(rr: RowRefresh, rerun: RerunConfig) -> list[str]:
+    out = []
+    if rr.change is not None and rr.change > rerun.slower_threshold:
+        out.append("⚠️ slower")
+    cv = rr.result.cv
+    if cv is not None and cv > rerun.noisy_cv:
+        out.append("⚠️ noisy")
+    return out
+
+
+def _where(rr: RowRefresh, link: LinkFn | None) -> str:
+    label = rr.readme + (f":{rr.line}" if rr.line else "")
+    if link is None:
+        return _cell(label)
+    return f"[{_cell(label)}]({link(rr.readme, rr.line)})"
+
+
+def _short(sha: str | None) -> str:
+    return (sha or "")[:7] or "?"
+
+
+def _measured_line(r: BenchResult) -> str:
+    parts = [f"{r.steps_measured} steps"]
+    if r.cv is not None:
+        parts.append(f"CV {r.cv * 100:.1f} %")
+    env = r.environment
+    where = ", ".join(
+        f"{k} {v}" for k, v in (("MindSpore", env.mindspore), ("CANN", env.cann)) if v
+    )
+    runner = f" on {code(r.runner)}" if r.runner else ""
+    return f"measured over {', '.join(parts)}{runner}" + (f" ({where})" if where else "")
+
+
+def suggestion_comment(rr: RowRefresh, source: Source, rerun: RerunConfig) -> dict:
+    """The inline comment for one changed row: what changed, and a ```suggestion of the line."""
+    assert rr.fix is not None and rr.line is not None
+    start, end, text = replacement(source, rr.fix)
+    changes = [f"{c.column} {_old_new(c.old, c.new)}" for c in rr.cells if c.changed]
+    head = f"**perfbot rerun** {code(rr.name)}: " + ", ".join(changes)
+    if rr.change is not None:
+        head += f" (s/step {_pct(rr.change)})"
+    flags = _flags(rr, rerun)
+    body = (
+        f"{head}{' ' + ' '.join(flags) if flags else ''}\n\n"
+        f"{_measured_line(rr.result)}.\n\n{suggestion_block(text)}\n{MARKER}"
+    )
+    comment: dict = {"path": rr.readme, "line": end, "side": "RIGHT", "body": body}
+    if start != end:
+        comment["start_line"] = start
+        comment["start_side"] = "RIGHT"
+    return comment
+
+
+def render_summary(
+    groups: Sequence[tuple[Source | None, Sequence[RowRefresh]]],
+    *,
+    rerun: RerunConfig,
+    sha: str | None = None,
+    link: LinkFn | None = None,
+    inline: set[int] | None = None,
+    pushed: str | None = None,
+    notes: Iterable[str] = (),
+) -> str:
+    """The review body (Markdown). ``inline`` holds ``id()`` of rows suggested inline; the other
+    changed rows are shown here as a diff. ``pushed`` names a commit that already applied them."""
+    inline = inline or set()
+    rows = [rr for _, rrs in groups for rr in rrs]
+    ok = [rr for rr in rows if rr.result.ok]
+    failed = [rr for rr in rows if not rr.result.ok]
+    blocked = [rr for rr in ok if rr.problem]
+    at = f" at `{_short(sha)}`" if sha else ""
+    out = [f"### perfbot rerun{at}: {len(ok)} of {len(rows)} benchmarks measured", ""]
+    out.extend(f"> {n}" for n in notes)
+    if notes:
+        out.append("")
+
+    if ok:
+        out += [
+            "| benchmark | row | s/step | change | img/s | graph compile | CV | |",
+            "|---|---|---|--:|---|---|--:|---|",
+        ]
+        for rr in ok:
+            step, img, comp = rr.cell("s/step"), rr.cell("img/s"), rr.cell("graph compile")
+            new_step = step.new if step else None
+            if step is None and rr.result.s_per_step is not None:
+                new_step = f"{rr.result.s_per_step:.4f}"
+            change = _pct(rr.change) if rr.change is not None else "–"
+            cv = f"{rr.result.cv * 100:.1f} %" if rr.result.cv is not None else "–"
+            flags = _flags(rr, rerun)
+            if rr.problem:
+                flags.append("not updated")
+            out.append(
+                f"| {_cell(rr.name)} | {_where(rr, link)} | "
+                f"{_old_new(step.old if step else None, new_step)} | {change} | "
+                f"{_old_new(img.old if img else None, img.new if img else None)} | "
+                f"{_old_new(comp.old if comp else None, comp.new if comp else None)} | {cv} | "
+                f"{' '.join(flags)} |"
+            )
+        out.append("")
+        legend = []
+        if any("⚠️ slower" in _flags(rr, rerun) for rr in ok):
+            legend.append(f"*slower*: s/step grew by more than {rerun.slower_threshold:.0%}")
+        if any("⚠️ noisy" in _flags(rr, rerun) for rr in ok):
+            legend.append(
+                f"*noisy*: the step times vary by more than {rerun.noisy_cv:.0%} (coefficient "
+                "of variation): run more steps, or check the runner's load"
+            )
+        if legend:
+            out += ["; ".join(legend) + ".", ""]
+        unit_note = [rr for rr in ok if rr.unit == "ms/step"]
+        if unit_note:
+            out += [
+                "s/step is shown in the table's own unit (ms/step where the table uses it).",
+                "",
+            ]
+
+    changed = [rr for rr in ok if rr.fix is not None]
+    if pushed:
+        out += [f"Commit `{_short(pushed)}` writes the new numbers of {len(changed)} rows.", ""]
+    elif changed:
+        here = [rr for rr in changed if id(rr) not in inline]
+        if len(here) < len(changed):
+            out += ["Each changed row has a suggestion below; apply them to take the numbers.", ""]
+        if here:
+            src_of = {id(rr): s for s, rrs in groups for rr in rrs}
+            out += [
+                "These rows are not in the pull request's diff, so they cannot take a "
+                "suggestion; here is the change:",
+                "",
+            ]
+            for rr in here:
+                source = src_of.get(id(rr))
+                assert source is not None and rr.fix is not None
+                start, end, text = replacement(source, rr.fix)
+                lines = ["- " + x for x in source.lines[start - 1 : end]]
+                lines += ["+ " + x for x in text.splitlines()]
+                out += [f"{_cell(rr.readme)} line {start}:", "", _fenced(lines, "diff"), ""]
+    unchanged = [rr for rr in ok if rr.fix is None and not rr.problem]
+    if unchanged:
+        names = ", ".join(_cell(rr.name) for rr in unchanged)
+        out += [f"Unchanged at two decimals: {names}.", ""]
+
+    if blocked:
+        out += ["#### Not updated", ""]
+        for rr in blocked:
+            out.append(f"- {_cell(rr.name)} ({_where(rr, link)}): {rr.problem}")
+        out.append("")
+
+    if failed:
+        out += ["#### Did not finish", ""]
+        for rr in failed:
+            r = rr.result
+            msg = r.message or "no message"
+            out.append(f"- {_cell(rr.name)}: **{r.status}**: {_cell(msg)}")
+            tail = [_printable(x) for x in r.log_tail[-TAIL_SHOWN:]]
+            if tail:
+                out += [
+                    "",
+                    f"  <details><summary>last {len(tail)} lines of the log</summary>",
+                    "",
+                    "  " + _fenced(tail, "text").replace("\n", "\n  "),
+                    "",
+                    "  </details>",
+                    "",
+                ]
+        out.append("")
+
+    envs = [rr.result for rr in rows if rr.result.ok]
+    if envs:
+        out += [
+            "<details><summary>Where it ran</summary>",
+            "",
+            "| benchmark | runner | commit | MindSpore | CANN | driver | firmware | duration |",
+            "|---|---|---|---|---|---|---|--:|",
+        ]
+        for r in envs:
+            e = r.environment
+            out.append(
+                f"| {_cell(r.name)} | {_cell(r.runner)} | {_cell(_short(r.commit))} | "
+                f"{_cell(e.mindspore)} | {_cell(e.cann)} | {_cell(e.driver)} | "
+                f"{_cell(e.firmware)} | {r.duration:.0f} s |"
+            )
+        out += ["", "</details>", ""]
+    out.append(MARKER)
+    return clamp_body("\n".join(out))
+
+
+# --- the review -----------------------------------------------------------------------------------
+
+
+def check_commits(results: Iterable[BenchResult], sha: str) -> dict[int, str]:
+    """Problems of results measured at another commit than ``sha`` (keyed by ``id()``)."""
+    out: dict[int, str] = {}
+    for r in results:
+        c = (r.commit or "").lower()
+        if c and not (c.startswith(sha.lower()) or sha.lower().startswith(c)):
+            out[id(r)] = f"measured at commit `{_short(c)}`, not at `{_short(sha)}`"
+    return out
+
+
+def plan_review(
+    groups: Sequence[tuple[Source | None, Sequence[RowRefresh]]],
+    *,
+    rerun: RerunConfig,
+    sha: str | None = None,
+    hunks: Mapping[str, list[Hunk]] | None = None,
+    link: LinkFn | None = None,
+    max_comments: int = 50,
+    notes: Iterable[str] = (),
+) -> ReviewPlan:
+    """One review for the refreshed rows. ``hunks`` (path -> hunks of the PR's diff) decide which
+    rows get an inline suggestion; None means none do (local run, or the PR moved on)."""
+    comments: list[dict] = []
+    inline: set[int] = set()
+    texts: dict[str, str] = {}
+    for source, rrs in groups:
+        if source is None:
+            continue
+        fixed = [rr for rr in rrs if rr.fix is not None]
+        if fixed:
+            texts[source.path] = apply_refreshes(source, fixed)
+        for rr in fixed:
+            if hunks is None or len(comments) >= max_comments:
+                continue
+            assert rr.fix is not None
+            if can_suggest(hunks.get(rr.readme, []), rr.fix.start_line, rr.fix.end_line):
+                comments.append(suggestion_comment(rr, source, rerun))
+                inline.add(id(rr))
+    rows = [rr for _, rrs in groups for rr in rrs]
+    body = render_summary(groups, rerun=rerun, sha=sha, link=link, inline=inline, notes=notes)
+    return ReviewPlan(
+        body=body,
+        comments=comments,
+        texts=texts,
+        measured=sum(1 for rr in rows if rr.result.ok),
+        failed=sum(1 for rr in rows if not rr.result.ok),
+        changed_rows=sum(1 for rr in rows if rr.fix is not None),
+    )
+
+
+def readme_path(config_path: str, readme: str) -> str:
+    """A benchmark's README (relative to the config's folder) as a repository path."""
+    base = posixpath.dirname(config_path.replace("\\", "/"))
+    return posixpath.normpath(posixpath.join(base, readme.replace("\\", "/"))).lstrip("/")
+
+
+_SAFE_PATH = re.compile(r"[A-Za-z0-9._/ +@-]+")
+
+
+def safe_repo_path(path: str) -> bool:
+    """A repository-relative path that stays inside the repository."""
+    return (
+        bool(_SAFE_PATH.fullmatch(path))
+        and ".." not in path.split("/")
+        and not path.startswith("/")
+        and path not in ("", ".")
+    )
+
+
+Reader = Callable[[str], bytes | None]  # repository path -> bytes, None when it does not exist
+
+
+def refresh_all(
+    results: Sequence[BenchResult],
+    *,
+    read: Reader,
+    config: Config,
+    config_path: str = ".perfbot.yml",
+    sha: str | None = None,
+) -> list[tuple[Source | None, list[RowRefresh]]]:
+    """Refresh the rows of every result, grouped by README (in the results' order). A result
+    measured at another commit than ``sha`` keeps its numbers out of the README."""
+    by_path: dict[str, list[BenchResult]] = {}
+    for r in results:
+        by_path.setdefault(readme_path(config_path, r.readme), []).append(r)
+    wrong_commit = check_commits(results, sha) if sha else {}
+    groups: list[tuple[Source | None, list[RowRefresh]]] = []
+    for path, rs in by_path.items():
+        data = read(path) if safe_repo_path(path) else None
+        if data is None:
+            where = f" at `{_short(sha)}`" if sha else ""
+            problem = (
+                f"{path} does not exist{where}"
+                if safe_repo_path(path)
+                else (f"{path!r} is not a path inside the repository")
+            )
+            groups.append((None, [RowRefresh(r, path, problem=problem) for r in rs]))
+            continue
+        text, bom, encoding, _ = decode(data)
+        source = Source.from_text(text, path=path, bom=bom, encoding=encoding)
+        rrs = refresh(source, rs, config)
+        for rr in rrs:
+            why = wrong_commit.get(id(rr.result))
+            if why and rr.result.ok:
+                rr.fix, rr.problem = None, why
+        groups.append((source, rrs))
+    return groups
+
+
+def _dedupe(results: list[BenchResult]) -> tuple[list[BenchResult], list[str]]:
+    seen: dict[str, BenchResult] = {}
+    notes = []
+    for r in results:
+        if r.name in seen:
+            notes.append(f"benchmark {code(r.name)} has more than one result; the first is used")
+            continue
+        seen[r.name] = r
+    return list(seen.values()), notes
+
+
+# --- the command ----------------------------------------------------------------------------------
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="perfbot report",
+        description="Merge benchmark results and refresh the README rows they measure: print a "
+        "summary (and --write the READMEs), or post one review on a pull request (--pr).",
+    )
+    p.add_argument(
+        "--results",
+        nargs="+",
+        required=True,
+        metavar="PATH",
+        help="results JSON files of perfbot bench, or folders of them",
+    )
+    p.add_argument("--config", default=".perfbot.yml", help="config file (default .perfbot.yml)")
+    p.add_argument("--write", action="store_true", help="local run: write the new numbers")
+    p.add_argument("--pr", type=int, help="pull request to review (needs --sha and a token)")
+    p.add_argument("--sha", help="the commit the benchmarks measured (the gate's pinned sha)")
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="with --pr: print the review as JSON instead of posting it",
+    )
+    return p
+
+
+def _err(msg: str) -> None:
+    for line in msg.splitlines() or [msg]:
+        print(f"perfbot report: error: {line}", file=sys.stderr)
+
+
+def _step_summary(text: str) -> None:
+    path = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as fh:
+        fh.write(text + "\n")
+
+
+def report_main(argv: list[str]) -> int:
+    """`perfbot report`: 0 every benchmark measured, 1 some did not finish (the report is still
+    written or posted), 2 usage, results, config or GitHub error."""
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    try:
+        results, notes = _dedupe(load_results(args.results))
+    except ResultsError as e:
+        _err(str(e))
+        return 2
+    if not results:
+        _err("no results found in " + ", ".join(args.results))
+        return 2
+    if args.pr is not None:
+        return _report_pull(args, results, notes)
+    if args.dry_run or args.sha:
+        _err("--dry-run and --sha go with --pr")
+        return 2
+    return _report_local(args, results, notes)
+
+
+def _report_local(args: argparse.Namespace, results: list[BenchResult], notes: list[str]) -> int:
+    config_file = Path(args.config)
+    try:
+        config = load_config(config_file) if config_file.is_file() else Config()
+    except ConfigError as e:
+        _err(str(e))
+        return 2
+    root = config_file.parent
+
+    def read(path: str) -> bytes | None:
+        try:
+            return (root / path).read_bytes()
+        except OSError:
+            return None
+
+    groups = refresh_all(results, read=read, config=config, config_path=config_file.name)
+    plan = plan_review(groups, rerun=config.rerun, notes=notes)
+    print(plan.body)
+    _step_summary(plan.body)
+    if args.write:
+        for source, _ in groups:
+            if source is None or source.path not in plan.texts:
+                continue
+            try:
+                (root / source.path).write_bytes(source.encode(plan.texts[source.path]))
+            except OSError as e:
+                _err(f"cannot write {root / source.path}: {e.strerror or e}")
+                return 2
+            print(f"perfbot report: wrote {root / source.path}", file=sys.stderr)
+    return 1 if plan.failed else 0
+
+
+def _report_pull(args: argparse.Namespace, results: list[BenchResult], notes: list[str]) -> int:
+    _err("posting to a pull request is not available yet")
+    return 2

@@ -1,0 +1,288 @@
+"""`perfbot report`: the summary (old -> new, change, flags, failures), the suggestions, local mode.
+
+The posting to a pull request is tested through the GitHub fake at the end of this file and in
+tests/test_rerun_e2e.py.
+"""
+
+# ruff: noqa: E501 - the fixtures are whole README table rows
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfbot.config import Config, RerunConfig
+from perfbot.engine import check_source
+from perfbot.github.diff import parse_patch
+from perfbot.runner.bench import BenchResult, write_result
+from perfbot.runner.report import (
+    MARKER,
+    plan_review,
+    readme_path,
+    refresh_all,
+    report_main,
+    safe_repo_path,
+)
+from perfbot.source import Source
+
+_TESTS = str(Path(__file__).resolve().parent.parent)
+if _TESTS not in sys.path:
+    sys.path.insert(0, _TESTS)
+
+from github_fake import gh, make_patch  # noqa: E402, F401
+
+PATH = "examples/dit/README.md"
+README = """\
+# DiT
+
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+| :-------: | :-----------: | :---------: | :-----------------: |
+| 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | resolution | recompute | jit level | graph compile | s/step | img/s |
+|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|
+| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.89 | 71.91 |
+| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.93 | 550.54 |
+"""
+ROW1, ROW8 = 15, 16
+SHA = "9f4e4b1c0ffee0000000000000000000000000aa"
+
+
+def result(**kw) -> BenchResult:
+    base = {
+        "name": "dit-1p",
+        "readme": PATH,
+        "row": {"model name": "dit", "cards": "1"},
+        "status": "ok",
+        "cards": 1,
+        "batch_size": 64,
+        "s_per_step": 0.912345,
+        "graph_compile_s": 250.0,
+        "cv": 0.01,
+        "steps_measured": 95,
+        "commit": SHA,
+        "runner": "ascend-07",
+        "environment": {"mindspore": "2.3.1", "cann": "8.0.RC2"},
+    }
+    base.update(kw)
+    return BenchResult.model_validate(base)
+
+
+R8 = {"name": "dit-8p", "row": {"model name": "dit", "cards": "8"}, "cards": 8}
+
+
+def groups_for(results, text=README, config=None):
+    def read(path):
+        return text.encode() if path == PATH else None
+
+    return refresh_all(results, read=read, config=config or Config(), sha=SHA)
+
+
+def hunks_on(*lines):
+    """Hunks of a diff that changed exactly these README lines."""
+    old = README.splitlines(keepends=True)
+    for n in lines:
+        old[n - 1] = old[n - 1].replace("| dit |", "| DiT |")
+    return {PATH: parse_patch(make_patch("".join(old), README, context=0))}
+
+
+def table_row(body: str, name: str) -> str:
+    return next(ln for ln in body.splitlines() if ln.startswith(f"| `{name}` |"))
+
+
+def test_summary_table_old_new_change_and_flags():
+    results = [result(), result(**R8, s_per_step=0.99, cv=0.08, graph_compile_s=600.0)]
+    plan = plan_review(
+        groups_for(results), rerun=RerunConfig(), sha=SHA, hunks=hunks_on(ROW1, ROW8)
+    )
+    assert plan.body.startswith("### perfbot rerun at `9f4e4b1`: 2 of 2 benchmarks measured\n")
+    assert table_row(plan.body, "dit-1p") == (
+        f"| `dit-1p` | `{PATH}:15` | `0.89` → `0.91` | +2.5 % | `71.91` → `70.15` | `3~5 mins` "
+        "| 1.0 % |  |"
+    )
+    assert table_row(plan.body, "dit-8p") == (
+        f"| `dit-8p` | `{PATH}:16` | `0.93` → `0.99` | +6.5 % | `550.54` → `517.17` "
+        "| `3~5 mins` → `10 mins` | 8.0 % | ⚠️ slower ⚠️ noisy |"
+    )
+    assert "*slower*: s/step grew by more than 5%" in plan.body
+    assert "*noisy*: the step times vary by more than 5%" in plan.body
+    assert plan.body.rstrip().endswith(MARKER)
+    assert (plan.measured, plan.failed, plan.changed_rows) == (2, 0, 2)
+
+
+def test_thresholds_come_from_the_config():
+    results = [result(**R8, s_per_step=0.99, cv=0.08)]
+    lax = RerunConfig(slower_threshold=0.10, noisy_cv=0.10)
+    body = plan_review(groups_for(results), rerun=lax, sha=SHA).body
+    assert "⚠️" not in table_row(body, "dit-8p")
+    faster = plan_review(groups_for([result(s_per_step=0.5)]), rerun=RerunConfig(), sha=SHA).body
+    assert "−43.8 %" in table_row(faster, "dit-1p") and "⚠️" not in faster
+
+
+def test_one_suggestion_per_row_in_the_diff():
+    results = [result(), result(**R8, s_per_step=0.99)]
+    plan = plan_review(
+        groups_for(results), rerun=RerunConfig(), sha=SHA, hunks=hunks_on(ROW1, ROW8)
+    )
+    assert [(c["path"], c["line"], c["side"]) for c in plan.comments] == [
+        (PATH, ROW1, "RIGHT"),
+        (PATH, ROW8, "RIGHT"),
+    ]
+    body = plan.comments[0]["body"]
+    assert body.startswith(
+        "**perfbot rerun** `dit-1p`: s/step `0.89` → `0.91`, img/s `71.91` → `70.15` (s/step +2.5 %)"
+    )
+    assert (
+        "measured over 95 steps, CV 1.0 % on `ascend-07` (MindSpore 2.3.1, CANN 8.0.RC2)." in body
+    )
+    assert (
+        "```suggestion\n| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n```"
+        in body
+    )
+    assert "Each changed row has a suggestion below" in plan.body
+    # applying every suggestion gives the refreshed README, which the checker accepts
+    lines = README.splitlines(keepends=True)
+    for c in plan.comments:
+        new = re.search(r"```suggestion\n(.*)\n```", c["body"]).group(1)
+        lines[c["line"] - 1] = new + "\n"
+    text = "".join(lines)
+    assert text == plan.texts[PATH]
+    findings = check_source(Source.from_text(text, path=PATH)).findings
+    assert [f for f in findings if f.severity == "error"] == []
+
+
+def test_rows_outside_the_diff_are_shown_as_a_diff_in_the_body():
+    plan = plan_review(
+        groups_for([result(), result(**R8)]), rerun=RerunConfig(), sha=SHA, hunks=hunks_on(ROW1)
+    )
+    assert [c["line"] for c in plan.comments] == [ROW1]
+    assert "These rows are not in the pull request's diff" in plan.body
+    assert (
+        f"`{PATH}` line 16:\n\n```diff\n"
+        "- | dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.93 | 550.54 |\n"
+        "+ | dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.91 | 561.19 |\n```"
+    ) in plan.body
+    # no hunks (a local run, or the PR moved on): everything in the body
+    plan = plan_review(groups_for([result()]), rerun=RerunConfig(), sha=SHA, hunks=None)
+    assert plan.comments == [] and "```diff" in plan.body
+
+
+def test_failed_and_timed_out_runs_show_the_tail_of_their_log_inertly():
+    tail = [f"step {i}" for i in range(40)] + [
+        "``` @maintainer <details> <!-- x",
+        "\x1b[31mTraceback (most recent call last):\x07",
+        "E" * 500,
+    ]
+    failed = result(
+        name="dit-8p", status="timeout", message="killed after the 90 s timeout",
+        s_per_step=None, log_tail=tail,
+    )  # fmt: skip
+    plan = plan_review(groups_for([result(), failed]), rerun=RerunConfig(), sha=SHA)
+    assert plan.failed == 1 and plan.measured == 1
+    body = plan.body
+    assert "- `dit-8p`: **timeout**: `killed after the 90 s timeout`" in body
+    assert "<summary>last 30 lines of the log</summary>" in body
+    block = body.split("  ````text\n", 1)[1].split("\n  ````\n", 1)[0]
+    shown = [ln.removeprefix("  ") for ln in block.split("\n")]
+    assert shown[0] == "step 13" and len(shown) == 30
+    assert shown[-3] == "``` @maintainer <details> <!-- x"  # inside a longer fence: inert
+    assert shown[-2] == "�[31mTraceback (most recent call last):�"
+    assert shown[-1] == "E" * 299 + "…"
+    assert "`dit-8p`" not in table_row(body, "dit-1p")
+
+
+def test_rows_that_cannot_be_updated_say_why():
+    results = [
+        result(name="dit-4p", row={"model name": "dit", "cards": "4"}, cards=4),
+        result(name="elsewhere", commit="0123456789abcdef"),
+        result(name="gone", readme="examples/vit/README.md"),
+        result(name="escape", readme="../../../etc/passwd"),
+    ]
+    plan = plan_review(groups_for(results), rerun=RerunConfig(), sha=SHA)
+    body = plan.body
+    assert plan.texts == {} and plan.comments == []
+    assert (
+        "- `dit-4p` (`examples/dit/README.md`): no performance-table row has model name = dit, cards = 4"
+        in body
+    )
+    assert "measured at commit `0123456`, not at `9f4e4b1`" in body
+    assert "examples/vit/README.md does not exist at `9f4e4b1`" in body
+    assert "'../../../etc/passwd' is not a path inside the repository" in body
+
+
+def test_untrusted_cells_cannot_break_the_table_or_mention_anyone():
+    text = README.replace("| 0.89 | 71.91 |", "| 0.89 @admin \\| x | 71.91 |")
+    body = plan_review(groups_for([result()], text=text), rerun=RerunConfig(), sha=SHA).body
+    row = table_row(body, "dit-1p")
+    assert "`0.89 @admin \\| x` → `0.91 @admin \\| x`" in row
+
+
+def test_paths():
+    assert readme_path(".perfbot.yml", "examples/dit/README.md") == "examples/dit/README.md"
+    assert readme_path("mindone/.perfbot.yml", "./examples/../x/README.md") == "mindone/x/README.md"
+    assert readme_path(".perfbot.yml", "/abs/README.md") == "abs/README.md"
+    assert safe_repo_path("examples/dit/README.md")
+    assert not safe_repo_path("../x") and not safe_repo_path("a/$(id)") and not safe_repo_path(".")
+
+
+# --- local mode -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / "examples/dit").mkdir(parents=True)
+    (tmp_path / PATH).write_text(README, encoding="utf-8")
+    (tmp_path / ".perfbot.yml").write_text("rerun: {slower_threshold: 0.02}\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_local_report_prints_the_summary_and_writes_the_readme(repo, capsys, monkeypatch):
+    summary = repo / "summary.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    write_result(result(), repo / "bench/dit-1p.json")
+    write_result(result(**R8), repo / "bench/dit-8p.json")
+    argv = ["--results", str(repo / "bench"), "--config", str(repo / ".perfbot.yml")]
+    assert report_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "⚠️ slower" in table_row(out, "dit-1p")  # 2.5 % > the configured 2 %
+    assert (repo / PATH).read_text() == README  # not written without --write
+    assert summary.read_text().startswith("### perfbot rerun")
+    assert report_main([*argv, "--write"]) == 0
+    new = (repo / PATH).read_text()
+    assert "| 3~5 mins | 0.91 | 70.15 |" in new and "| 3~5 mins | 0.91 | 561.19 |" in new
+    findings = check_source(Source.from_text(new, path=PATH)).findings
+    assert [f for f in findings if f.severity == "error"] == []
+
+
+def test_local_report_exit_codes(repo, capsys):
+    write_result(result(), repo / "bench/a.json")
+    write_result(
+        result(**R8, status="failed", message="exit 1", s_per_step=None), repo / "bench/b.json"
+    )
+    argv = ["--results", str(repo / "bench"), "--config", str(repo / ".perfbot.yml"), "--write"]
+    assert report_main(argv) == 1  # one did not finish; the other is still written
+    assert "| 0.91 | 70.15 |" in (repo / PATH).read_text()
+    (repo / "bench/c.json").write_text("{not json", encoding="utf-8")
+    assert report_main(argv) == 2
+    assert "c.json: not valid JSON (line 1)" in capsys.readouterr().err
+    (repo / "bench/c.json").write_text(json.dumps({"name": "x"}), encoding="utf-8")
+    assert report_main(argv) == 2
+    assert "not a perfbot bench result" in capsys.readouterr().err
+    (repo / "bench/c.json").unlink()
+    assert report_main([*argv, "--sha", SHA]) == 2
+    assert "--dry-run and --sha go with --pr" in capsys.readouterr().err
+    (repo / ".perfbot.yml").write_text("rerun: {bogus: 1}\n", encoding="utf-8")
+    assert report_main(argv) == 2
+    assert "rerun.bogus: unknown key" in capsys.readouterr().err
+    empty = repo / "empty"
+    empty.mkdir()
+    assert report_main(["--results", str(empty)]) == 2
+    assert "no results found" in capsys.readouterr().err
