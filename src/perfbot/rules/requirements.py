@@ -62,7 +62,7 @@ def requirements_missing(ctx: Context) -> Iterator[Issue]:
     fix = None
     table = requirements_lines(ctx, versions) if versions else None
     if table:
-        scope = next((h for h in first.section if h.level <= 2), None) or (
+        scope = next((h for h in reversed(first.section) if h.level <= 2), None) or (
             first.section[-1] if first.section else None
         )
         if scope is not None:
