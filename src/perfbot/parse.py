@@ -357,6 +357,12 @@ class _Builder:
     def attach_sentences(self) -> None:
         """Give each performance table the sentence above it (its own, or its section's)."""
         sentences = self.doc.sentences
+        heading_lines = [h.line for h in self.doc.headings]
+        # the heading each sentence sits under (0: above the first heading)
+        owner = {
+            s.line: heading_lines[i - 1] if (i := bisect_right(heading_lines, s.line)) else 0
+            for s in sentences
+        }
         prev_end = 0
         out: list[Table] = []
         for t in self.doc.tables:
@@ -367,10 +373,12 @@ class _Builder:
             chosen = own[-1] if own else None
             if chosen is None:
                 # A sentence shared by several tables of one section (e.g. ## Performance with
-                # ### Training and ### Inference below it) still covers them.
-                scope = next((h for h in t.section if h.level <= 2), None)
-                lo = scope.line if scope else 0
-                shared = [s for s in sentences if lo < s.line < t.start_line]
+                # ### Training and ### Inference below it) still covers them: a sentence of the
+                # table's own section or of a section enclosing it, not of a sibling section.
+                enclosing = {0, *(h.line for h in t.section)}
+                shared = [
+                    s for s in sentences if s.line < t.start_line and owner[s.line] in enclosing
+                ]
                 chosen = shared[-1] if shared else None
             t = replace(t, sentence=chosen, index=len(out))
             out.append(t)
