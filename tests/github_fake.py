@@ -622,6 +622,15 @@ _ROUTES = [
         "get_permission",
         doc="/collaborators/collaborators#get-repository-permissions-for-a-user",
     ),
+    _route(
+        "PUT",
+        _R + "/contents/{path+}",
+        "put_contents",
+        model="ReposOwnerRepoContentsPathPutBody",
+        write=True,
+        doc="/repos/contents#create-or-update-file-contents",
+        permission="contents=write",
+    ),
 ]
 
 
@@ -674,6 +683,7 @@ class GitHubFake:
         self.issue_comments: list[dict[str, Any]] = []
         self.reactions: list[dict[str, Any]] = []
         self.minimized: list[dict[str, Any]] = []
+        self.contents_commits: list[dict[str, Any]] = []  # PUT /contents: commits made
         self.graphql_calls: list[dict[str, Any]] = []
         self.requests: list[LoggedRequest] = []
         self.schema_errors: list[SchemaViolation] = []
@@ -1755,6 +1765,108 @@ class GitHubFake:
             "download_url": f"https://{raw_host}/{r.full_name}/{ref}/{quoted}",
             "_links": {"self": url, "git": git_url, "html": html},
         }
+
+    def _h_put_contents(self, ctx: _Ctx, path: str):
+        """Create or update a file on a branch: one new commit. An open pull request whose head
+        is that branch moves to the new commit, its other files unchanged."""
+        r, body, doc = ctx.repo, ctx.log.body or {}, ctx.route.doc
+        branch = body.get("branch") or r.default_branch
+        key = (r.full_name.lower(), branch)
+        if key not in self.refs:
+            raise _Error(404, self._err(f"Branch {branch} not found", doc, 404))
+        head = self.refs[key]
+        old = self.blobs.get((head, path))
+        given = body.get("sha")
+        if old is not None and given is None:
+            raise _Error(422, self._err('Invalid request.\n\n"sha" wasn\'t supplied.', doc, 422))
+        if old is not None and given != _git_blob_sha(old):
+            raise _Error(409, self._err(f"{path} does not match {given}", doc, 409))
+        try:
+            data = base64.b64decode(body.get("content") or "", validate=True)
+        except ValueError:
+            raise _Error(422, self._err("content is not valid Base64", doc, 422)) from None
+        new_sha = self._sha("contents", r.full_name, branch, path, head, len(self.requests))
+        for (sha, p), blob in list(self.blobs.items()):
+            if sha == head:
+                self.blobs[(new_sha, p)] = blob
+        self.blobs[(new_sha, path)] = data
+        self.refs[key] = new_sha
+        pull = next(
+            (
+                p
+                for p in self.pulls.values()
+                if p.state == "open"
+                and p.head_repo.lower() == r.full_name.lower()
+                and p.head_ref == branch
+            ),
+            None,
+        )
+        if pull is not None:
+            changes: dict[str, str | None] = {}
+            keep: list[PRFile] = []
+            for f in pull.files:
+                blob = self.blobs.get((head, f.filename))
+                if f.filename == path:
+                    continue
+                if f.status == "removed":
+                    changes[f.filename] = None
+                elif blob is not None:
+                    changes[f.filename] = blob.decode("utf-8")
+                else:
+                    keep.append(f)
+            changes[path] = data.decode("utf-8")
+            self.push(pull.number, changes=changes, files=keep, sha=new_sha)
+        who = {"name": "github-actions[bot]", "email": "41898282+github-actions[bot]@users."
+               "noreply.github.com", "date": self._now()}  # fmt: skip
+        commit = {
+            "sha": new_sha,
+            "node_id": self._node("C", int(new_sha[:7], 16)),
+            "url": f"{self.api_url}/repos/{r.full_name}/git/commits/{new_sha}",
+            "html_url": f"{self.server_url}/{r.full_name}/commit/{new_sha}",
+            "author": body.get("author") or who,
+            "committer": body.get("committer") or who,
+            "message": body.get("message"),
+            "tree": {
+                "sha": self._sha("tree", new_sha),
+                "url": f"{self.api_url}/repos/{r.full_name}/git/trees/{new_sha}",
+            },
+            "parents": [
+                {
+                    "sha": head,
+                    "url": f"{self.api_url}/repos/{r.full_name}/git/commits/{head}",
+                    "html_url": f"{self.server_url}/{r.full_name}/commit/{head}",
+                }
+            ],
+            "verification": {
+                "verified": False,
+                "reason": "unsigned",
+                "signature": None,
+                "payload": None,
+                "verified_at": None,
+            },
+        }
+        self.contents_commits.append(
+            {"sha": new_sha, "parent": head, "branch": branch, "path": path,
+             "message": body.get("message"), "user": ctx.login}
+        )  # fmt: skip
+        quoted = urllib.parse.quote(path)
+        blob_sha = _git_blob_sha(data)
+        url = f"{self.api_url}/repos/{r.full_name}/contents/{quoted}?ref={branch}"
+        git_url = f"{self.api_url}/repos/{r.full_name}/git/blobs/{blob_sha}"
+        html = f"{self.server_url}/{r.full_name}/blob/{branch}/{quoted}"
+        content = {
+            "name": path.rsplit("/", 1)[-1],
+            "path": path,
+            "sha": blob_sha,
+            "size": len(data),
+            "url": url,
+            "html_url": html,
+            "git_url": git_url,
+            "download_url": f"https://raw.githubusercontent.com/{r.full_name}/{branch}/{quoted}",
+            "type": "file",
+            "_links": {"self": url, "git": git_url, "html": html},
+        }
+        return (200 if old is not None else 201), {"content": content, "commit": commit}
 
     def _h_list_reviews(self, ctx: _Ctx, number: str):
         p = self._pull(number, ctx.route.doc)
