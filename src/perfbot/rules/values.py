@@ -146,6 +146,14 @@ def _img_rows(ctx: Context, table: Table) -> Iterator[tuple[Row, RowNumbers, Cel
             yield row, nums, img_cell, shown
 
 
+def _time_per_image(nums: RowNumbers, shown: Shown) -> bool:
+    """The shown img/s is steps × s/step: the time per image (PB402's), in an inference table."""
+    return nums.steps > 1 and _overlaps(
+        nums.steps * nums.step.lo * nums.scale, nums.steps * nums.step.hi * nums.scale,
+        shown.lo, shown.hi,
+    )  # fmt: skip
+
+
 def _multiple(nums: RowNumbers, shown: Shown) -> int | None:
     """k >= 2 when the shown img/s is k x the guide's value (k images per sample), else None."""
     base = nums.cards * nums.batch / nums.per_batch
@@ -173,10 +181,7 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     for row, nums, img_cell, shown in _img_rows(ctx, table):
         if _agrees(nums, shown) or (nums.frames > 1 and _agrees(nums, shown, nums.frames)):
             continue
-        if nums.steps > 1 and _overlaps(
-            nums.steps * nums.step.lo * nums.scale, nums.steps * nums.step.hi * nums.scale,
-            shown.lo, shown.hi,
-        ):  # fmt: skip
+        if _time_per_image(nums, shown):
             continue  # reported by PB402: the value is the time per image
         if _multiple(nums, shown):
             continue  # reported by PB406: several images per sample
@@ -260,6 +265,8 @@ def img_s_multiple(ctx: Context, table: Table) -> Iterator[Issue]:
             continue
         if nums.frames > 1 and _agrees(nums, shown, nums.frames):
             continue
+        if _time_per_image(nums, shown):
+            continue  # reported by PB402, not "steps × s/step images per sample"
         k = _multiple(nums, shown)
         if k:
             base = round2(nums.cards * nums.batch / nums.per_batch)
