@@ -31,14 +31,15 @@ def _issues(ctx: Context, table: Table):
         )
 
 
-@rule("PB501", "cann-mismatch", severity="error", scope="requirements", fix="always",
+@rule("PB501", "cann-mismatch", severity="error", scope="requirements", fix="sometimes",
       config_keys=("matrix",))  # fmt: skip
 def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     """The CANN version does not ship with the row's MindSpore release.
 
     CANN is the column that truly follows the MindSpore release. The fix writes the matrix's
-    CANN for that MindSpore; a repository that verified another combination adds it under
-    `matrix:` in `.perfbot.yml`.
+    CANN for that MindSpore (not on a row naming several MindSpore versions, which should be
+    split); a repository that verified another combination adds it under `matrix:` in
+    `.perfbot.yml`.
 
     Example:
         | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC3.beta1 |
