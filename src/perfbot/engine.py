@@ -53,6 +53,7 @@ class Context:
         self._cols: dict[int, list[Resolved]] = {}
         self._by_name: dict[int, dict[str, Resolved]] = {}
         self._table_keys: dict[int, str] = {}
+        self._row_keys: dict[int, dict[int, str]] = {}
 
     @cached_property
     def matrix(self):  # -> perfbot.spec.matrix.Matrix
@@ -106,24 +107,34 @@ class Context:
             self._table_keys[table.index] = key
         return key
 
-    def row_key(self, table: Table, row: Row) -> str:
-        """Identity of a row: its configuration cells (not the measured ones)."""
+    def _row_ident(self, table: Table, r: Row) -> str:
         measured = {"s/step", "img/s", "graph compile", "s/img", "s/video", "psnr", "ssim"}
-        cols = self.columns(table)
+        parts = []
+        for c in self.columns(table):
+            if c.name in measured or c.name in ("recipe", "weight"):
+                continue
+            cell = self.cell(r, c)
+            parts.append((cell.text if cell else "").lower())
+        return "|".join(parts)
 
-        def ident(r: Row) -> str:
-            parts = []
-            for c in cols:
-                if c.name in measured or c.name in ("recipe", "weight"):
-                    continue
-                cell = self.cell(r, c)
-                parts.append((cell.text if cell else "").lower())
-            return "|".join(parts)
-
-        mine = ident(row)
-        dup = [r for r in table.rows if ident(r) == mine]
-        n = dup.index(row) if row in dup else 0
-        return hashlib.sha1(f"{mine}#{n}".encode()).hexdigest()[:12]
+    def row_key(self, table: Table, row: Row) -> str:
+        """Identity of a row: its configuration cells (not the measured ones), and its ordinal
+        among the rows of the table with the same configuration. Computed once per table: rules
+        ask for it row by row, and a table can have thousands of rows."""
+        keys = self._row_keys.get(table.index)
+        if keys is None:
+            keys = {}
+            seen: dict[str, int] = {}
+            for r in table.rows:
+                ident = self._row_ident(table, r)
+                n = seen.get(ident, 0)
+                seen[ident] = n + 1
+                keys[r.line] = hashlib.sha1(f"{ident}#{n}".encode()).hexdigest()[:12]
+            self._row_keys[table.index] = keys
+        key = keys.get(row.line)
+        if key is None:  # not one of the table's rows
+            key = hashlib.sha1(f"{self._row_ident(table, row)}#0".encode()).hexdigest()[:12]
+        return key
 
 
 def _severity(rule: Rule, issue: Issue, config: Config) -> str | None:
