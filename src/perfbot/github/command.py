@@ -22,6 +22,10 @@ import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # PyGithub is imported only when a command runs
+    from perfbot.github.client import Client
 
 __all__ = [
     "KEYS",
@@ -284,3 +288,412 @@ def _parse_rerun(args: list[str]) -> Command:
     if len(targets) > MAX_TARGETS:
         return Invalid(f"at most {MAX_TARGETS} targets in one command")
     return Rerun(tuple(targets), MappingProxyType(options))
+
+
+# =================================================================================================
+# The gate and `perfbot command` (GitHub Actions, `issue_comment` event)
+# =================================================================================================
+
+ROLES = ("none", "read", "triage", "write", "maintain", "admin")
+DEFAULT_BOT = "github-actions[bot]"
+REPLY_MARKER = "<!-- perfbot:reply -->"
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
+_APPROVAL = re.compile(
+    r"<!-- perfbot:ok-to-test sha=([0-9a-f]{40}) by=([A-Za-z0-9-]{1,39}) comment=([0-9]{1,20}) -->"
+)
+
+
+def role_at_least(role: str, minimum: str) -> bool:
+    """Whether a collaborator ``role`` is ``minimum`` or more (an unknown role never is)."""
+    return role in ROLES and ROLES.index(role) >= ROLES.index(minimum)
+
+
+def approval_marker(sha: str, by: str, comment_id: int) -> str:
+    """The hidden record of a `/perfbot ok-to-test`: which commit, who, in which comment."""
+    return f"<!-- perfbot:ok-to-test sha={sha} by={by} comment={int(comment_id)} -->"
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    sha: str
+    by: str
+    comment_id: int  # the maintainer's `/perfbot ok-to-test` comment
+
+
+def find_approvals(comments: list[dict], *, trusted: str) -> list[Approval]:
+    """Approvals recorded in ``trusted``'s (perfbot's) comments, newest first.
+
+    A marker counts only in a comment written by ``trusted``, and only when the comment it
+    names is still there, was written by the approver, and is a `/perfbot ok-to-test` for that
+    commit (any other text that a bot might echo cannot approve anything)."""
+    by_id = {c.get("id"): c for c in comments}
+    out: list[Approval] = []
+    for c in reversed(comments):
+        if ((c.get("user") or {}).get("login") or "").lower() != trusted.lower():
+            continue
+        for sha, by, cid in _APPROVAL.findall(c.get("body") or ""):
+            source = by_id.get(int(cid))
+            if source is None:
+                continue
+            if ((source.get("user") or {}).get("login") or "").lower() != by.lower():
+                continue
+            cmd = parse_comment(source.get("body"))
+            if not isinstance(cmd, OkToTest) or (cmd.sha and not sha.startswith(cmd.sha)):
+                continue
+            out.append(Approval(sha, by, int(cid)))
+    return out
+
+
+# --- outputs, replies -----------------------------------------------------------------------
+
+
+def write_outputs(path: str | None, values: Mapping[str, str]) -> None:
+    """Append ``values`` to ``$GITHUB_OUTPUT`` (multi-line safe), or print them when unset."""
+    import secrets
+
+    if not path:
+        for k, v in values.items():
+            print(f"{k}={v}")
+        return
+    with open(path, "a", encoding="utf-8") as fh:
+        for k, v in values.items():
+            delim = f"perfbot_{secrets.token_hex(12)}"
+            fh.write(f"{k}<<{delim}\n{v}\n{delim}\n")
+
+
+def _log(msg: str) -> None:
+    import sys
+
+    print(f"perfbot command: {msg}", file=sys.stderr)
+
+
+@dataclass
+class _Run:
+    """What one `perfbot command` run decided; turned into outputs at the end."""
+
+    client: Client
+    number: int
+    comment_id: int
+    login: str
+    outputs: dict[str, str] = field(default_factory=lambda: {"run": "false"})
+
+    def react(self, content: str) -> None:
+        from perfbot.github.client import GitHubError
+
+        try:
+            self.client.add_reaction(self.comment_id, content)
+        except GitHubError as e:  # a reaction is a courtesy: say so, go on
+            _log(f"could not react with {content}: {e}")
+
+    def reply(self, text: str) -> dict:
+        from perfbot.github.suggest import clamp_body
+
+        who = f"@{self.login} " if _LOGIN.fullmatch(self.login) else ""
+        body = clamp_body(f"{who}{text}\n\n{REPLY_MARKER}")
+        return self.client.create_issue_comment(self.number, body)
+
+    def refuse(self, reason: str, *, usage: bool = False) -> None:
+        _log(f"refused: {reason}")
+        self.react("confused")
+        text = f"perfbot did not run this: {reason}"
+        if usage:
+            text += f"\n\n<details><summary>How to use perfbot</summary>\n\n{USAGE}\n\n</details>"
+        self.reply(text)
+
+
+def _text_of(data: bytes, what: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} is not UTF-8") from None
+
+
+def read_repo_config(client: Client, path: str, ref: str) -> tuple[dict | None, str | None]:
+    """``.perfbot.yml`` at ``ref`` as a mapping (None when absent), or a problem for the user."""
+    import yaml
+
+    from perfbot.github.client import GitHubError
+
+    try:
+        data = client.file_content(path, ref)
+    except GitHubError as e:
+        if e.status == 404:
+            return None, None
+        raise
+    try:
+        parsed = yaml.safe_load(_text_of(data, path))
+    except (ValueError, yaml.YAMLError) as e:
+        return None, f"`{path}` is not valid YAML: {str(e).splitlines()[0]}"
+    if parsed is None:
+        return {}, None
+    if not isinstance(parsed, dict):
+        return None, f"`{path}` must be a mapping of settings"
+    return parsed, None
+
+
+def rerun_policy(data: Mapping | None, path: str):  # -> perfbot.config.RerunConfig
+    """The ``rerun:`` settings of a config mapping (defaults when absent)."""
+    from pydantic import ValidationError
+
+    from perfbot.config import RerunConfig
+
+    raw = (data or {}).get("rerun") or {}
+    try:
+        return RerunConfig.model_validate(raw)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise ValueError(f"`{path}`: rerun.{loc}: {err['msg']}") from None
+
+
+def _select(specs: list, targets: tuple[str, ...], options: Mapping[str, int | str], base: str):
+    """The benchmarks the targets and keys select, and the targets that selected nothing."""
+    from perfbot.runner.plan import matches
+
+    def hit(spec, t: str) -> bool:
+        if matches(spec, t):
+            return True
+        if base and t.startswith(base + "/"):  # a repository path of a config in a subfolder
+            return matches(spec, t[len(base) + 1 :])
+        return False
+
+    chosen = [s for s in specs if any(hit(s, t) for t in targets)]
+    unmatched = [t for t in targets if not any(hit(s, t) for s in specs)]
+    for key, value in options.items():
+        if key == "cards":
+            chosen = [s for s in chosen if s.cards == value]
+        elif key == "batch":
+            chosen = [s for s in chosen if s.batch_size == value]
+        elif key == "steps":
+            chosen = [s for s in chosen if s.inference and s.sampling_steps == value]
+        elif key == "kind":
+            chosen = [s for s in chosen if s.inference == (value == "inference")]
+    return chosen, unmatched
+
+
+def _command_parser():
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="perfbot command",
+        description="Handle a /perfbot comment on a pull request (GitHub Actions, issue_comment "
+        "event): check who asked, pin the head commit, and plan the benchmark jobs.",
+    )
+    p.add_argument(
+        "--config",
+        default=".perfbot.yml",
+        help="path of the config in the repository: benchmarks are read at the pull request's "
+        "head, the rerun: policy at its base branch (default .perfbot.yml)",
+    )
+    p.add_argument(
+        "--bot-login",
+        help="login perfbot's own comments are written by (default: the token's, else "
+        f"{DEFAULT_BOT}); only its comments can record an ok-to-test",
+    )
+    return p
+
+
+def command_main(argv: list[str]) -> int:
+    """`perfbot command`: 0 handled (run or refused: see the `run` output), 2 when the event,
+    the token or GitHub fail."""
+    try:
+        args = _command_parser().parse_args(argv)
+    except SystemExit as exc:
+        return int(exc.code) if isinstance(exc.code, int) else 2
+    from perfbot.github.client import Client, GitHubError
+    from perfbot.github.event import CIEnv, EventError
+
+    try:
+        env = CIEnv.from_environ()
+    except EventError as e:
+        _log(f"error: {e}")
+        return 2
+    if env.event_name != "issue_comment":
+        _log(f"error: this handles issue_comment events, not {env.event_name or 'none'}")
+        return 2
+    payload = env.payload
+    comment = payload.get("comment") or {}
+    issue = payload.get("issue") or {}
+    user = comment.get("user") or {}
+    login = str(user.get("login") or "")
+    done: dict[str, str] = {"run": "false"}
+
+    def ignore(why: str) -> int:
+        _log(f"ignored: {why}")
+        write_outputs(env.output, done)
+        return 0
+
+    if payload.get("action") != "created":
+        return ignore(f"the comment was {payload.get('action') or 'changed'}, not created")
+    if not issue.get("pull_request"):
+        return ignore("the comment is on an issue, not a pull request")
+    sender = payload.get("sender") or {}
+    if user.get("type") == "Bot" or sender.get("type") == "Bot" or login.endswith("[bot]"):
+        return ignore(f"the comment is by a bot ({login})")
+    cmd = parse_comment(comment.get("body"))
+    if cmd is None:
+        return ignore("the comment is not a /perfbot command")
+    if not env.repository or not env.token:
+        _log("error: GITHUB_REPOSITORY and GITHUB_TOKEN are needed")
+        return 2
+    client = Client(env.repository, env.token, env.api_url)
+    run = _Run(client, int(issue["number"]), int(comment["id"]), login, done)
+    try:
+        _handle(run, cmd, args, env)
+    except GitHubError as e:
+        _log(f"error: GitHub: {e}")
+        write_outputs(env.output, {"run": "false"})
+        return 2
+    write_outputs(env.output, run.outputs)
+    return 0
+
+
+def _handle(run: _Run, cmd: Command, args, env) -> None:
+    import json
+    import posixpath
+
+    from perfbot.github.event import PullRequestInfo
+    from perfbot.runner.plan import plan
+    from perfbot.runner.spec import SpecError, validate_benchmarks
+
+    client = run.client
+    if isinstance(cmd, Invalid):
+        run.refuse(cmd.reason, usage=True)
+        return
+    if isinstance(cmd, Help):
+        run.react("eyes")
+        run.reply(USAGE)
+        return
+
+    pull = client.pull(run.number)
+    info = PullRequestInfo.from_api(pull, env.repository or "")
+    base_data, problem = read_repo_config(client, args.config, info.base_ref or info.base_sha)
+    if problem:
+        run.refuse(f"the base branch's {problem}")
+        return
+    try:
+        policy = rerun_policy(base_data, args.config)
+    except ValueError as e:
+        run.refuse(f"the base branch's {e}")
+        return
+    role = client.permission(run.login)
+    what = "`/perfbot ok-to-test`" if isinstance(cmd, OkToTest) else "`/perfbot rerun`"
+    if not role_at_least(role, policy.min_permission):
+        run.refuse(
+            f"{what} needs `{policy.min_permission}` access to this repository or more, and "
+            f"`{run.login}` has `{role}`"
+        )
+        return
+    if pull.get("state") != "open":
+        run.refuse("the pull request is not open")
+        return
+    head = info.head_sha.lower()
+
+    if isinstance(cmd, OkToTest):
+        if not info.fork:
+            run.react("eyes")
+            run.reply(
+                "no approval needed: this pull request's branch is in this repository, so "
+                "`/perfbot rerun` runs it for anyone with write access."
+            )
+            return
+        if cmd.sha and not head.startswith(cmd.sha):
+            run.refuse(
+                f"the head of this pull request is now `{head[:12]}`, not `{cmd.sha[:12]}`: "
+                "look at the new commits, then approve the new head"
+            )
+            return
+        run.react("eyes")
+        run.reply(
+            f"✅ `{run.login}` allowed benchmarks to run on commit `{head[:12]}` of this pull "
+            "request. Comment `/perfbot rerun` to start them. A new push needs a new "
+            f"`/perfbot ok-to-test`.\n\n{approval_marker(head, run.login, run.comment_id)}"
+        )
+        return
+
+    assert isinstance(cmd, Rerun)
+    if info.fork:
+        trusted = args.bot_login or client.whoami() or DEFAULT_BOT
+        approvals = find_approvals(client.issue_comments(run.number), trusted=trusted)
+        valid = None
+        for a in approvals:
+            if a.sha != head:
+                continue
+            approver_role = client.permission(a.by)
+            if role_at_least(approver_role, policy.min_permission):
+                valid = a
+                break
+        if valid is None:
+            older = [a for a in approvals if a.sha != head]
+            why = (
+                "this pull request comes from a fork, so its code runs on the Ascend runners "
+                f"only after someone with `{policy.min_permission}` access has read it and "
+                f"commented `/perfbot ok-to-test {head[:12]}`"
+            )
+            if older:
+                why += (
+                    f" (the approval of `{older[0].sha[:12]}` does not cover the commits pushed "
+                    "since)"
+                )
+            run.refuse(why)
+            return
+
+    data, problem = read_repo_config(client, args.config, head)
+    if problem:
+        run.refuse(problem)
+        return
+    if data is None or not data.get("benchmarks"):
+        run.refuse(f"`{args.config}` at `{head[:12]}` declares no `benchmarks:`")
+        return
+    try:
+        specs = validate_benchmarks(data.get("benchmarks"), source=args.config)
+    except SpecError as e:
+        lines = str(e).splitlines()
+        run.refuse(
+            f"`{args.config}` at `{head[:12]}` has problems:\n\n"
+            + "\n".join(f"- {code(x, 300)}" for x in lines[:20])
+        )
+        return
+    base_dir = posixpath.dirname(args.config.replace("\\", "/"))
+    targets = cmd.targets
+    if not targets:
+        changed = [f.get("filename", "") for f in client.pull_files(run.number)]
+        readmes = {posixpath.normpath(posixpath.join(base_dir, s.readme)) for s in specs} & set(
+            changed
+        )
+        if not readmes:
+            names = ", ".join(code(s.name) for s in specs[:30])
+            run.refuse(
+                "this pull request changes no README that has a benchmark; name what to run, "
+                f"e.g. `/perfbot rerun {specs[0].name}` (benchmarks: {names})"
+            )
+            return
+        targets = tuple(sorted(readmes))
+    chosen, unmatched = _select(specs, targets, cmd.options, base_dir)
+    if not chosen:
+        keys = " ".join(f"{k}={v}" for k, v in cmd.options.items())
+        run.refuse(
+            f"no benchmark matches {', '.join(code(t) for t in targets)}"
+            + (f" with {code(keys)}" if keys else "")
+            + "; the benchmarks are "
+            + ", ".join(code(s.name) for s in specs[:30])
+        )
+        return
+    run.react("eyes")
+    matrix = plan(chosen)
+    run.outputs.update(
+        run="true",
+        sha=head,
+        pr=str(run.number),
+        matrix=json.dumps(matrix, separators=(",", ":")),
+        targets=json.dumps([s.name for s in chosen]),
+    )
+    names = ", ".join(code(s.name) for s in chosen)
+    _log(f"dispatching {len(chosen)} benchmark(s) at {head}: {', '.join(s.name for s in chosen)}")
+    if unmatched:
+        run.reply(
+            f"measuring {names} at `{head[:12]}`; "
+            + ", ".join(code(t) for t in unmatched)
+            + " matched no benchmark."
+        )
+    run.react("rocket")
