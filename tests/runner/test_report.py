@@ -31,7 +31,7 @@ _TESTS = str(Path(__file__).resolve().parent.parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
 
-from github_fake import gh, make_patch  # noqa: E402, F401
+from github_fake import GitHubFake, make_patch  # noqa: E402
 
 PATH = "examples/dit/README.md"
 README = """\
@@ -286,3 +286,199 @@ def test_local_report_exit_codes(repo, capsys):
     empty.mkdir()
     assert report_main(["--results", str(empty)]) == 2
     assert "no results found" in capsys.readouterr().err
+
+
+# --- posting to a pull request, through the GitHub fake ---------------------------------------
+
+BASE_README = README.replace("| 0.89 | 71.91 |", "| 0.90 | 71.11 |")  # the PR edits row 1
+
+
+@pytest.fixture
+def posting(monkeypatch):
+    from perfbot.github.client import Client
+
+    monkeypatch.setattr(Client, "write_interval", None)
+    with GitHubFake() as fake:
+        for k, v in fake.env().items():
+            monkeypatch.setenv(k, v)
+        monkeypatch.setenv("GITHUB_RUN_ID", "4242")
+        yield fake
+
+
+HEAD_CONFIG = f"""\
+benchmarks:
+  - {{name: dit-1p, readme: {PATH}, row: {{model name: dit, cards: 1}}, command: [x],
+     cards: 1, batch_size: 64}}
+  - {{name: dit-8p, readme: {PATH}, row: {{model name: dit, cards: 8}}, command: [x],
+     cards: 8, batch_size: 64}}
+"""
+
+
+def pull_at(fake, base_config="", **kw):
+    fake.set_contents("main", ".perfbot.yml", base_config)
+    return fake.add_pull(
+        changes={PATH: (BASE_README, README)}, contents={".perfbot.yml": HEAD_CONFIG}, **kw
+    )
+
+
+def post(tmp_path, pr, *results, extra=()):
+    for r in results:
+        write_result(
+            r.model_copy(update={"commit": pr.head_sha}), tmp_path / f"bench/{r.name}.json"
+        )
+    argv = ["--results", str(tmp_path / "bench"), "--pr", str(pr.number), "--sha", pr.head_sha]
+    return report_main([*argv, *extra])
+
+
+def test_posts_one_review_with_a_suggestion_per_row_in_the_diff(posting, tmp_path, capsys):
+    fake = posting
+    pr = pull_at(fake)
+    assert post(tmp_path, pr, result(), result(**R8)) == 0
+    assert fake.schema_errors == [] and fake.unhandled == []
+    (review,) = fake.reviews
+    assert review["commit_id"] == pr.head_sha and review["state"] == "COMMENTED"
+    comments = [c for c in fake.review_comments if c["review_id"] == review["id"]]
+    assert [(c["path"], c["line"]) for c in comments] == [(PATH, ROW1), (PATH, ROW8)]
+    assert (
+        "```suggestion\n| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |"
+        in comments[0]["body"]
+    )
+    body = review["body"]
+    assert f"[`{PATH}:15`](https://github.com/org/models/blob/{pr.head_sha}/{PATH}#L15)" in body
+    assert "[The workflow run](https://github.com/org/models/actions/runs/4242)." in body
+    assert capsys.readouterr().out.startswith("### perfbot rerun")
+
+
+def test_a_pull_request_that_moved_on_gets_the_rows_in_the_body(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake)
+    measured = pr.head_sha
+    fake.push(1, changes={"docs/x.md": (None, "x\n")}, contents={".perfbot.yml": ""})  # no config
+    for r in (result(),):
+        write_result(r.model_copy(update={"commit": measured}), tmp_path / "bench/a.json")
+    assert report_main(["--results", str(tmp_path / "bench"), "--pr", "1", "--sha", measured]) == 0
+    (review,) = fake.reviews
+    assert review["commit_id"] == measured and fake.review_comments == []
+    assert "has moved on to" in review["body"] and "```diff" in review["body"]
+
+
+def test_results_of_another_commit_are_not_suggested(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake)
+    write_result(result(commit="0" * 40), tmp_path / "bench/a.json")
+    argv = ["--results", str(tmp_path / "bench"), "--pr", "1", "--sha", pr.head_sha]
+    assert report_main(argv) == 0
+    (review,) = fake.reviews
+    assert fake.review_comments == [] and "measured at commit `0000000`" in review["body"]
+
+
+def test_missing_and_failed_benchmarks_are_reported(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake)
+    matrix = json.dumps({"include": [
+        {"name": "dit-1p", "readme": PATH, "runs-on": ["self-hosted"]},
+        {"name": "dit-8p", "readme": PATH, "runs-on": ["self-hosted"]},
+        {"name": "dit-lost", "readme": PATH, "runs-on": ["self-hosted"]},
+    ]})  # fmt: skip
+    failed = result(**R8, status="failed", message="the command exited with code 1",
+                    s_per_step=None, log_tail=["RuntimeError: out of memory"])  # fmt: skip
+    assert post(tmp_path, pr, result(), failed, extra=["--matrix", matrix]) == 1
+    body = fake.reviews[0]["body"]
+    assert body.startswith(f"### perfbot rerun at `{pr.head_sha[:7]}`: 1 of 3 benchmarks measured")
+    assert "- `dit-lost` (`examples/dit/README.md`): **no result**" in body
+    assert "- `dit-8p`: **failed**: `the command exited with code 1`" in body
+    assert "RuntimeError: out of memory" in body
+    # every job lost: still a report
+    empty = tmp_path / "none"
+    argv = ["--results", str(empty), "--pr", "1", "--sha", pr.head_sha, "--matrix", matrix]
+    assert report_main(argv) == 1
+    assert "0 of 3 benchmarks measured" in fake.reviews[1]["body"]
+
+
+def test_push_commits_the_numbers_to_a_branch_of_the_repository(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake, base_config="rerun: {push: true}\n")
+    measured = pr.head_sha
+    assert post(tmp_path, pr, result(), result(**R8)) == 0
+    (commit,) = fake.contents_commits
+    assert (commit["branch"], commit["path"], commit["parent"]) == (pr.head_ref, PATH, measured)
+    assert fake.pulls[1].head_sha == commit["sha"]
+    new = fake.blobs[(commit["sha"], PATH)].decode()
+    assert "| 0.91 | 70.15 |" in new and "| 0.91 | 561.19 |" in new
+    assert fake.blobs[(commit["sha"], ".perfbot.yml")] == HEAD_CONFIG.encode()  # the rest unchanged
+    (review,) = fake.reviews
+    assert fake.review_comments == [] and f"Commit `{commit['sha'][:7]}` writes" in review["body"]
+    assert fake.schema_errors == []
+
+
+def test_push_falls_back_to_suggestions(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake, base_config="rerun: {push: true}\n", fork="contributor")
+    assert post(tmp_path, pr, result()) == 0
+    assert fake.contents_commits == [] and len(fake.review_comments) == 1
+    assert "`rerun.push` is on, but the pull request comes from a fork" in fake.reviews[0]["body"]
+    # a branch of the repository, but GitHub refuses the commit
+    fake.add_pull(
+        2,
+        changes={PATH: (BASE_README, README)},
+        contents={".perfbot.yml": HEAD_CONFIG},
+        head_ref="other",
+    )
+    fake.fail_next("PUT", re.compile(r"/contents/"), 409)
+    write_result(result(commit=fake.pulls[2].head_sha), tmp_path / "bench/dit-1p.json")
+    argv = ["--results", str(tmp_path / "bench"), "--pr", "2", "--sha", fake.pulls[2].head_sha]
+    assert report_main(argv) == 0
+    assert "GitHub refused the commit" in fake.reviews[-1]["body"] and fake.contents_commits == []
+
+
+def test_a_refused_suggestion_still_posts_the_summary(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake)
+    fake.fail_next("POST", "/reviews", 422)
+    assert post(tmp_path, pr, result()) == 0
+    (review,) = fake.reviews
+    assert "GitHub refused the inline suggestions" in review["body"] and "```diff" in review["body"]
+
+
+def test_posting_errors_exit_2(posting, tmp_path, capsys, monkeypatch):
+    fake = posting
+    pr = pull_at(fake)
+    write_result(result(), tmp_path / "bench/a.json")
+    argv = ["--results", str(tmp_path / "bench"), "--pr", "1"]
+    assert report_main([*argv, "--sha", "abc"]) == 2
+    assert "--sha: give the full 40-digit commit" in capsys.readouterr().err
+    monkeypatch.setenv("GITHUB_TOKEN", fake.READ_TOKEN)
+    assert report_main([*argv, "--sha", pr.head_sha]) == 2
+    assert "perfbot report: error: GitHub: Resource not accessible by integration" in (
+        capsys.readouterr().err
+    )
+    assert fake.reviews == []
+    monkeypatch.setenv("GITHUB_TOKEN", fake.WRITE_TOKEN)
+    assert report_main([*argv, "--sha", pr.head_sha, "--matrix", "{"]) == 2
+    assert "--matrix is not the gate's matrix JSON" in capsys.readouterr().err
+    assert report_main([*argv, "--sha", pr.head_sha, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out.splitlines()[0])["commit_id"] == pr.head_sha and fake.reviews == []
+
+
+def test_results_are_checked_against_the_benchmarks_of_the_config(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake)
+    forged = result(name="dit-1p", row={"model name": "dit", "cards": "8"}, cards=8)
+    stray = result(name="not-a-benchmark")
+    assert post(tmp_path, pr, forged, stray) == 0
+    (review,) = fake.reviews
+    assert (
+        "result `not-a-benchmark` is not a benchmark of `.perfbot.yml`; it is ignored"
+        in (review["body"])
+    )
+    # the config's row and cards, not the file's: the 1-card row gets the numbers
+    assert [c["line"] for c in fake.review_comments] == [ROW1]
+    assert "| 0.91 | 70.15 |" in fake.review_comments[0]["body"]
+    # a result the gate did not plan is ignored too
+    matrix = json.dumps({"include": [{"name": "dit-8p", "readme": PATH, "runs-on": ["x"]}]})
+    argv = ["--results", str(tmp_path / "bench"), "--pr", "1", "--sha", pr.head_sha]
+    assert report_main([*argv, "--matrix", matrix]) == 1
+    body = fake.reviews[1]["body"]
+    assert "result `dit-1p` was not planned by the gate; it is ignored" in body
+    assert "- `dit-8p` (`examples/dit/README.md`): **no result**" in body

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import posixpath
 import re
@@ -161,16 +162,21 @@ def render_summary(
     inline: set[int] | None = None,
     pushed: str | None = None,
     notes: Iterable[str] = (),
+    missing: Sequence[tuple[str, str]] = (),
+    run_url: str | None = None,
 ) -> str:
     """The review body (Markdown). ``inline`` holds ``id()`` of rows suggested inline; the other
-    changed rows are shown here as a diff. ``pushed`` names a commit that already applied them."""
+    changed rows are shown here as a diff. ``pushed`` names a commit that already applied them.
+    ``missing`` lists (name, README) of planned benchmarks that left no result."""
     inline = inline or set()
+    notes = list(notes)
     rows = [rr for _, rrs in groups for rr in rrs]
     ok = [rr for rr in rows if rr.result.ok]
     failed = [rr for rr in rows if not rr.result.ok]
     blocked = [rr for rr in ok if rr.problem]
     at = f" at `{_short(sha)}`" if sha else ""
-    out = [f"### perfbot rerun{at}: {len(ok)} of {len(rows)} benchmarks measured", ""]
+    total = len(rows) + len(missing)
+    out = [f"### perfbot rerun{at}: {len(ok)} of {total} benchmarks measured", ""]
     out.extend(f"> {n}" for n in notes)
     if notes:
         out.append("")
@@ -247,12 +253,18 @@ def render_summary(
             out.append(f"- {_cell(rr.name)} ({_where(rr, link)}): {rr.problem}")
         out.append("")
 
-    if failed:
+    if failed or missing:
         out += ["#### Did not finish", ""]
+        for name, readme in missing:
+            run = f" ([the workflow run]({run_url}) has its log)" if run_url else ""
+            out.append(
+                f"- {_cell(name)} ({_cell(readme)}): **no result**: its job uploaded none "
+                f"(cancelled, the runner was lost, or it failed before `perfbot bench` ran){run}"
+            )
         for rr in failed:
             r = rr.result
             msg = r.message or "no message"
-            out.append(f"- {_cell(rr.name)}: **{r.status}**: {_cell(msg)}")
+            out.append(f"- {_cell(rr.name)}: **{r.status}**: {code(msg, 300)}")
             tail = [_printable(x) for x in r.log_tail[-TAIL_SHOWN:]]
             if tail:
                 out += [
@@ -282,6 +294,8 @@ def render_summary(
                 f"{_cell(e.firmware)} | {r.duration:.0f} s |"
             )
         out += ["", "</details>", ""]
+    if run_url:
+        out += [f"[The workflow run]({run_url}).", ""]
     out.append(MARKER)
     return clamp_body("\n".join(out))
 
@@ -308,6 +322,9 @@ def plan_review(
     link: LinkFn | None = None,
     max_comments: int = 50,
     notes: Iterable[str] = (),
+    missing: Sequence[tuple[str, str]] = (),
+    run_url: str | None = None,
+    pushed: str | None = None,
 ) -> ReviewPlan:
     """One review for the refreshed rows. ``hunks`` (path -> hunks of the PR's diff) decide which
     rows get an inline suggestion; None means none do (local run, or the PR moved on)."""
@@ -321,20 +338,30 @@ def plan_review(
         if fixed:
             texts[source.path] = apply_refreshes(source, fixed)
         for rr in fixed:
-            if hunks is None or len(comments) >= max_comments:
+            if hunks is None or pushed or len(comments) >= max_comments:
                 continue
             assert rr.fix is not None
             if can_suggest(hunks.get(rr.readme, []), rr.fix.start_line, rr.fix.end_line):
                 comments.append(suggestion_comment(rr, source, rerun))
                 inline.add(id(rr))
     rows = [rr for _, rrs in groups for rr in rrs]
-    body = render_summary(groups, rerun=rerun, sha=sha, link=link, inline=inline, notes=notes)
+    body = render_summary(
+        groups,
+        rerun=rerun,
+        sha=sha,
+        link=link,
+        inline=inline,
+        pushed=pushed,
+        notes=notes,
+        missing=missing,
+        run_url=run_url,
+    )
     return ReviewPlan(
         body=body,
         comments=comments,
         texts=texts,
         measured=sum(1 for rr in rows if rr.result.ok),
-        failed=sum(1 for rr in rows if not rr.result.ok),
+        failed=sum(1 for rr in rows if not rr.result.ok) + len(missing),
         changed_rows=sum(1 for rr in rows if rr.fix is not None),
     )
 
@@ -421,7 +448,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--results",
         nargs="+",
-        required=True,
+        default=[],
         metavar="PATH",
         help="results JSON files of perfbot bench, or folders of them",
     )
@@ -429,6 +456,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--write", action="store_true", help="local run: write the new numbers")
     p.add_argument("--pr", type=int, help="pull request to review (needs --sha and a token)")
     p.add_argument("--sha", help="the commit the benchmarks measured (the gate's pinned sha)")
+    p.add_argument(
+        "--matrix",
+        help="the gate's matrix JSON: a planned benchmark without a result is reported too",
+    )
     p.add_argument(
         "--dry-run",
         action="store_true",
@@ -450,6 +481,52 @@ def _step_summary(text: str) -> None:
         fh.write(text + "\n")
 
 
+def reconcile(
+    results: list[BenchResult], benchmarks: object, source: str = ".perfbot.yml"
+) -> tuple[list[BenchResult], list[str]]:
+    """Results checked against the benchmarks of the config (a results file is data from a
+    runner that ran the pull request's code): one that names no benchmark is dropped, and each
+    row, README, cards and batch size are the config's, not what the file says."""
+    from perfbot.runner.spec import SpecError, validate_benchmarks
+
+    try:
+        specs = {s.name: s for s in validate_benchmarks(benchmarks, source=source)}
+    except SpecError as e:
+        raise ValueError(str(e)) from None
+    out, notes = [], []
+    for r in results:
+        spec = specs.get(r.name)
+        if spec is None:
+            notes.append(f"result {code(r.name)} is not a benchmark of `{source}`; it is ignored")
+            continue
+        out.append(
+            r.model_copy(
+                update={
+                    "readme": spec.readme,
+                    "row": spec.row,
+                    "cards": spec.cards,
+                    "batch_size": spec.batch_size,
+                    "inference": spec.inference,
+                    "sampling_steps": spec.sampling_steps,
+                }
+            )
+        )
+    return out, notes
+
+
+def _expected(matrix: str | None) -> list[tuple[str, str]]:
+    """(name, README) of each job of the gate's matrix; ValueError when it is not one."""
+    if not matrix:
+        return []
+    try:
+        data = json.loads(matrix)
+        items = data["include"]
+        out = [(str(i["name"]), str(i.get("readme", ""))) for i in items]
+    except (ValueError, TypeError, KeyError) as e:
+        raise ValueError(f"--matrix is not the gate's matrix JSON ({e})") from None
+    return out
+
+
 def report_main(argv: list[str]) -> int:
     """`perfbot report`: 0 every benchmark measured, 1 some did not finish (the report is still
     written or posted), 2 usage, results, config or GitHub error."""
@@ -457,23 +534,37 @@ def report_main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
         return int(exc.code) if isinstance(exc.code, int) else 2
+    existing = [p for p in args.results if Path(p).exists()]
     try:
-        results, notes = _dedupe(load_results(args.results))
-    except ResultsError as e:
+        expected = _expected(args.matrix)
+        results, notes = _dedupe(load_results(existing if expected else args.results))
+    except (ResultsError, ValueError) as e:
         _err(str(e))
         return 2
-    if not results:
-        _err("no results found in " + ", ".join(args.results))
+    if expected:
+        planned = {n for n, _ in expected}
+        for r in [r for r in results if r.name not in planned]:
+            notes.append(f"result {code(r.name)} was not planned by the gate; it is ignored")
+        results = [r for r in results if r.name in planned]
+    got = {r.name for r in results}
+    missing = [(n, readme) for n, readme in expected if n not in got]
+    if not results and not missing:
+        _err("no results found in " + (", ".join(args.results) or "(no --results)"))
         return 2
     if args.pr is not None:
-        return _report_pull(args, results, notes)
+        return _report_pull(args, results, notes, missing)
     if args.dry_run or args.sha:
         _err("--dry-run and --sha go with --pr")
         return 2
-    return _report_local(args, results, notes)
+    return _report_local(args, results, notes, missing)
 
 
-def _report_local(args: argparse.Namespace, results: list[BenchResult], notes: list[str]) -> int:
+def _report_local(
+    args: argparse.Namespace,
+    results: list[BenchResult],
+    notes: list[str],
+    missing: list[tuple[str, str]],
+) -> int:
     config_file = Path(args.config)
     try:
         config = load_config(config_file) if config_file.is_file() else Config()
@@ -481,6 +572,13 @@ def _report_local(args: argparse.Namespace, results: list[BenchResult], notes: l
         _err(str(e))
         return 2
     root = config_file.parent
+    if config.benchmarks:
+        try:
+            results, more = reconcile(results, config.benchmarks, str(config_file))
+        except ValueError as e:
+            _err(str(e))
+            return 2
+        notes = notes + more
 
     def read(path: str) -> bytes | None:
         try:
@@ -489,7 +587,7 @@ def _report_local(args: argparse.Namespace, results: list[BenchResult], notes: l
             return None
 
     groups = refresh_all(results, read=read, config=config, config_path=config_file.name)
-    plan = plan_review(groups, rerun=config.rerun, notes=notes)
+    plan = plan_review(groups, rerun=config.rerun, notes=notes, missing=missing)
     print(plan.body)
     _step_summary(plan.body)
     if args.write:
@@ -505,6 +603,166 @@ def _report_local(args: argparse.Namespace, results: list[BenchResult], notes: l
     return 1 if plan.failed else 0
 
 
-def _report_pull(args: argparse.Namespace, results: list[BenchResult], notes: list[str]) -> int:
-    _err("posting to a pull request is not available yet")
-    return 2
+def _report_pull(
+    args: argparse.Namespace,
+    results: list[BenchResult],
+    notes: list[str],
+    missing: list[tuple[str, str]],
+) -> int:
+    """Post one review on pull request ``args.pr`` for the results measured at ``args.sha``."""
+    from perfbot.github.client import Client, GitHubError
+    from perfbot.github.event import CIEnv, EventError
+
+    sha = (args.sha or "").lower()
+    if not re.fullmatch(r"[0-9a-f]{40}", sha):
+        _err("--sha: give the full 40-digit commit the benchmarks measured (the gate's sha)")
+        return 2
+    try:
+        env = CIEnv.from_environ()
+    except EventError as e:
+        _err(str(e))
+        return 2
+    if not env.repository or not env.token:
+        _err("GITHUB_REPOSITORY and GITHUB_TOKEN are needed to post to a pull request")
+        return 2
+    client = Client(env.repository, env.token, env.api_url)
+    run_url = f"{env.server_url}/{env.repository}/actions/runs/{env.run_id}" if env.run_id else None
+    try:
+        plan = _post(client, env, args, sha, results, notes, missing, run_url)
+    except GitHubError as e:
+        _err(f"GitHub: {e}")
+        return 2
+    except ValueError as e:  # a config problem, already worded for the user
+        _err(str(e))
+        return 2
+    print(plan.body)
+    _step_summary(plan.body)
+    return 1 if plan.failed else 0
+
+
+def _repo_config(client, path: str, ref: str, what: str) -> tuple[dict | None, Config]:
+    from pydantic import ValidationError
+
+    from perfbot.github.command import read_repo_config
+
+    data, problem = read_repo_config(client, path, ref)
+    if problem:
+        raise ValueError(f"{what}: {problem}")
+    try:
+        return data, Config.model_validate(data or {})
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(x) for x in err["loc"])
+        raise ValueError(f"{what}: `{path}`: {loc}: {err['msg']}") from None
+
+
+def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPlan:
+    from urllib.parse import quote
+
+    from perfbot.github.client import GitHubError
+    from perfbot.github.command import rerun_policy
+    from perfbot.github.diff import hunks_by_path
+    from perfbot.github.event import PullRequestInfo
+
+    repo = env.repository
+    pull = client.pull(args.pr)
+    info = PullRequestInfo.from_api(pull, repo)
+    base_data, _ = _repo_config(client, args.config, info.base_ref or info.base_sha, "base branch")
+    policy = rerun_policy(base_data, args.config)  # the policy is the base branch's
+    head_data, config = _repo_config(client, args.config, sha, f"`{sha[:7]}`")
+    config = config.model_copy(update={"rerun": policy})
+    if not (head_data or {}).get("benchmarks"):
+        raise ValueError(f"`{args.config}` at `{sha[:7]}` declares no `benchmarks:`")
+    results, more = reconcile(results, head_data["benchmarks"], args.config)
+
+    def read(path: str) -> bytes | None:
+        try:
+            return client.file_content(path, sha)
+        except GitHubError as e:
+            if e.status == 404:
+                return None
+            raise
+
+    groups = refresh_all(results, read=read, config=config, config_path=args.config, sha=sha)
+    head = info.head_sha.lower()
+    moved = head != sha
+    notes = list(notes) + more
+    if moved:
+        notes.append(
+            f"The pull request has moved on to `{head[:7]}` since the benchmarks ran on "
+            f"`{sha[:7]}`: the new rows are shown here rather than as suggestions."
+        )
+    hunks = None if moved else hunks_by_path(client.pull_files(args.pr))
+
+    def link(path: str, line: int | None) -> str:
+        if line:
+            return env.blob_url(repo, sha, path, line)
+        return f"{env.server_url}/{repo}/blob/{sha}/{quote(path)}"
+
+    common = {
+        "rerun": policy,
+        "sha": sha,
+        "link": link,
+        "missing": missing,
+        "run_url": run_url,
+        "max_comments": config.review.max_comments,
+    }
+    plan = plan_review(groups, hunks=hunks, notes=notes, **common)
+    if policy.push and plan.texts:
+        why = None
+        if info.fork:
+            why = "the pull request comes from a fork"
+        elif moved:
+            why = "the pull request has new commits"
+        else:
+            try:
+                pushed = _push(client, repo, info.head_ref, groups, plan.texts, sha)
+                plan = plan_review(groups, hunks=None, notes=notes, pushed=pushed, **common)
+            except GitHubError as e:
+                why = f"GitHub refused the commit ({e})"
+        if why:
+            notes.append(f"`rerun.push` is on, but {why}: suggesting the numbers instead.")
+            plan = plan_review(groups, hunks=hunks, notes=notes, **common)
+    if args.dry_run:
+        print(json.dumps({"commit_id": sha, "body": plan.body, "comments": plan.comments}))
+        return plan
+    try:
+        client.create_review(args.pr, sha, plan.body, plan.comments)
+    except GitHubError as e:
+        if e.status != 422 or not plan.comments:
+            raise
+        notes.append(f"GitHub refused the inline suggestions ({e}); here they are as diffs.")
+        plan = plan_review(groups, hunks=None, notes=notes, **common)
+        client.create_review(args.pr, sha, plan.body, [])
+    return plan
+
+
+def _push(client, repo: str, branch: str, groups, texts: dict[str, str], sha: str) -> str:
+    """Commit each refreshed README to ``branch`` (contents API); returns the last commit.
+    A README changed on the branch since ``sha`` is a conflict (GitHub answers 409)."""
+    import base64
+    import hashlib
+    from urllib.parse import quote
+
+    from perfbot.github.client import GitHubError
+
+    sources = {s.path: s for s, _ in groups if s is not None}
+    last = ""
+    for path, text in texts.items():
+        source = sources[path]
+        measured = source.encode(source.text)
+        blob = hashlib.sha1(b"blob %d\0" % len(measured) + measured).hexdigest()
+        url = f"/repos/{repo}/contents/{quote(path)}"
+        _, meta = client.request("GET", url, params={"ref": branch})
+        if (meta or {}).get("sha") != blob:
+            raise GitHubError(409, f"{path} changed on {branch} since `{sha[:7]}`")
+        body = {
+            "message": f"perfbot rerun: refresh the measured numbers of {path}\n\n"
+            f"Measured at {sha} by `/perfbot rerun`.",
+            "content": base64.b64encode(source.encode(text)).decode("ascii"),
+            "sha": blob,
+            "branch": branch,
+        }
+        _, out = client.request("PUT", url, body=body)
+        last = str(((out or {}).get("commit") or {}).get("sha") or "")
+    return last
