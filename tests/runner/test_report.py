@@ -164,7 +164,7 @@ def test_rows_outside_the_diff_are_shown_as_a_diff_in_the_body():
         groups_for([result(), result(**R8)]), rerun=RerunConfig(), sha=SHA, hunks=hunks_on(ROW1)
     )
     assert [c["line"] for c in plan.comments] == [ROW1]
-    assert "These rows are not in the pull request's diff" in plan.body
+    assert "These rows get no suggestion" in plan.body
     assert (
         f"`{PATH}` line 16:\n\n```diff\n"
         "- | dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.93 | 550.54 |\n"

@@ -231,8 +231,8 @@ def render_summary(
         if here:
             src_of = {id(rr): s for s, rrs in groups for rr in rrs}
             out += [
-                "These rows are not in the pull request's diff, so they cannot take a "
-                "suggestion; here is the change:",
+                "These rows get no suggestion (one can only sit on a line of the pull "
+                "request's diff, at the measured commit); the change to make:",
                 "",
             ]
             for rr in here:
