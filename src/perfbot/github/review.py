@@ -1,0 +1,1862 @@
+"""``perfbot review`` and ``perfbot post``: one pull-request review whose comments fix the tables.
+
+The flow is plan, then post (reviewdog's parser -> filter -> service, with perfbot's core as the
+parser):
+
+1. **Read.** The PR's changed files (one request per 100), the model READMEs among them (the
+   config's ``paths``/``exclude``, else ``README*.md`` holding a Requirements or Performance table),
+   each at the PR's head sha: from the workspace when it is checked out at that sha, else from the
+   contents API.
+2. **Plan** (:func:`plan_file`, pure). The core checks each file and fixes it until stable; the
+   fixed text is lined up with the original and cut into :class:`Item` s, one per future comment:
+   a table row with all of its fixes in one suggestion, a table's table-wide fixes (reorder, header,
+   alignment, added rows) as one suggestion over the lines they touch, or the lines of a finding
+   outside tables. Items that overlap are merged, so the suggestions never conflict and applying
+   all of them gives the fixed file. A finding without a fix joins the item on its line or gets a
+   comment of its own.
+3. **Filter** (:func:`decide`). reviewdog's filter modes say which findings are in scope
+   (``diff_context``, the default: whole tables that the PR touches); an item in scope is inline
+   when its lines are in one diff hunk (GitHub refuses the whole review otherwise), else it goes
+   into the review body as a plain block with a permalink. At most ``max_comments`` are inline;
+   the rest go into the summary.
+4. **Post** (:class:`Publisher`). Existing comments are read once; each of perfbot's comments
+   carries hidden fingerprints (``suggest.fingerprint(path, table_key, row_key, rule)``, no line
+   numbers) and an item key (fingerprints plus suggested text), so a re-run posts only what is new.
+   One review (``event: COMMENT`` at the head sha), then comments whose findings are gone are
+   edited to say so and minimized, then the sticky summary comment is created or edited in place.
+   A 422 (a line GitHub will not take) is retried once with the inline comments moved into the
+   body; a 5xx on a POST is retried only after checking that the first attempt did not land; a
+   403 on a write (a fork's read-only token) stops writing, and the findings stay in the job
+   summary and the annotations.
+
+Always: annotations (workflow commands) for the findings in scope, the job summary
+(``GITHUB_STEP_SUMMARY``), the outputs ``findings``/``errors``/``fixable`` (``GITHUB_OUTPUT``),
+and the exit code per ``--fail-on`` (0 clean, 1 findings at or above it, 2 errors).
+
+Forks: ``perfbot review --findings-out f.json`` in the unprivileged ``pull_request`` run writes the
+plan as data; ``perfbot post --findings f.json`` in a ``workflow_run`` job (write token) reads it
+as untrusted input (:class:`FindingsFile`, pydantic, strict), checks it against the PR (its head
+sha, its files, perfbot's rules), recomputes fingerprints, scope and diff lines itself, and posts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shlex
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from ..config import Config, ConfigError, config_for, load_config
+from ..engine import MAX_FIX_PASSES, Context, FileResult, at_or_above, check_source
+from ..fix import Edit, apply_to_lines, select_fixes
+from ..registry import SEVERITIES, Finding, get_rule
+from ..source import MAX_BYTES, FileError, Source, decode, read_source, split_lines
+from .client import Client, GitHubError, NetworkError, ReadOnlyError
+from .diff import (
+    FilterMode,
+    Hunk,
+    can_suggest,
+    commentable_lines,
+    hunks_by_path,
+    in_scope,
+)
+from .event import CIEnv, EventError, PullRequestInfo, in_github_actions, workspace_head
+from .suggest import (
+    MAX_BODY,
+    clamp_body,
+    fence_length,
+    find_markers,
+    fingerprint,
+    marker,
+    suggestion_block,
+)
+
+__all__ = [
+    "FindingsFile",
+    "Item",
+    "Plan",
+    "Publisher",
+    "Report",
+    "decide",
+    "plan_file",
+    "post_main",
+    "review_main",
+]
+
+PROG = "perfbot"
+FAIL_ON = ("error", "warning", "info", "never")
+ITEM_VERSION = "perfbot-item-v1"
+FILE_VERSION = 1
+SUMMARY_MARKER = "<!-- perfbot:summary -->"
+BODY_BUDGET = 60_000  # review body: leave room under MAX_BODY for the header and the clamp note
+_HEADER_LINE = re.compile(r"^\s*<!--.*-->\s*$")
+_ITEM = re.compile(r"<!--\s*perfbot:item=([0-9a-f]{16})\s*-->")
+_STATE = re.compile(r"<!--\s*perfbot:state=(resolved|outdated)\s*-->")
+_REPORTED = re.compile(r"<!--\s*perfbot:reported=([0-9a-f ]*)-->")
+_RUN = re.compile(r"<!--\s*perfbot:review=([0-9a-f]{16})\s*-->")
+_SUGGESTION_FENCE = re.compile(r"^(\s{0,3})(`{3,})suggestion\s*$", re.MULTILINE)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
+_MENTION = re.compile(r"(?<![\w`/])@(?=[A-Za-z0-9])")
+_SEVERITY_ORDER = {s: i for i, s in enumerate(reversed(SEVERITIES))}  # error 0, warning 1, info 2
+
+
+# --------------------------------------------------------------------------------------------
+# What is reported
+
+
+@dataclass
+class Report:
+    """One finding as the review shows it (a :class:`~perfbot.registry.Finding` without its
+    ``Fix``, plus where its table is and its fingerprint)."""
+
+    path: str
+    line: int
+    end_line: int
+    rule: str
+    slug: str
+    severity: str
+    message: str
+    fixable: bool
+    table_key: str | None = None
+    row_key: str | None = None
+    table_lines: tuple[int, int] | None = None
+    in_scope: bool = False
+
+    @property
+    def fp(self) -> str:
+        return fingerprint(self.path, self.table_key, self.row_key, self.rule)
+
+
+ItemKind = Literal["row", "table", "lines"]
+Where = Literal["", "inline", "review", "summary", "posted"]
+
+
+@dataclass
+class Item:
+    """One comment's worth: lines ``start_line..end_line`` of ``path``, the findings there and
+    the text that replaces those lines (None: no suggestion, a comment only)."""
+
+    path: str
+    start_line: int
+    end_line: int
+    reports: list[Report]
+    suggestion: str | None
+    kind: ItemKind = "lines"
+    in_scope: bool = False
+    anchor: tuple[int, int] | None = None  # the lines an inline comment takes (None: body)
+    where: Where = ""
+
+    @property
+    def fps(self) -> list[str]:
+        return sorted({r.fp for r in self.reports})
+
+    @property
+    def key(self) -> str:
+        """Identity of the comment: fingerprints and suggested text, no line numbers."""
+        parts = [ITEM_VERSION, self.path, ",".join(self.fps)]
+        parts.append("\x00" if self.suggestion is None else self.suggestion)
+        return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def severity(self) -> str:
+        sevs = [r.severity for r in self.reports] or ["info"]
+        return min(sevs, key=lambda s: _SEVERITY_ORDER.get(s, 9))
+
+
+@dataclass
+class FilePlan:
+    path: str
+    reports: list[Report]
+    items: list[Item]
+
+
+# --------------------------------------------------------------------------------------------
+# Plan: findings and the fixed text -> items
+
+
+@dataclass
+class _Unit:
+    lo: int  # 0-based, inclusive
+    hi: int  # 0-based, exclusive
+    findings: list[Finding] = field(default_factory=list)
+
+    def absorb(self, other: _Unit) -> None:
+        self.lo = min(self.lo, other.lo)
+        self.hi = max(self.hi, other.hi)
+        self.findings.extend(other.findings)
+
+
+def _merge(units: list[_Unit]) -> list[_Unit]:
+    """Merge units that share a line (adjacent units stay apart)."""
+    merged: list[_Unit] = []
+    for u in sorted(units, key=lambda u: (u.lo, u.hi)):
+        if merged and u.lo < merged[-1].hi:
+            merged[-1].absorb(u)
+        else:
+            merged.append(u)
+    return merged
+
+
+def _line_counts(src: Source, edits: list[Edit]) -> list[int]:
+    """How many lines each line of ``src`` becomes once ``edits`` are applied (an edit replaces
+    columns of one line; a newline in its text splits that line, and nothing joins lines)."""
+    by_line: dict[int, list[Edit]] = {}
+    for e in edits:
+        by_line.setdefault(e.line, []).append(e)
+    counts = [1] * len(src.lines)
+    for line, es in by_line.items():
+        i = line - 1
+        if not 0 <= i < len(src.lines):
+            continue
+        shifted = [Edit(1, e.start, e.end, e.text) for e in es]
+        text = apply_to_lines([src.lines[i]], [src.eols[i]], shifted, src.newline)
+        counts[i] = max(1, len(split_lines(text)[0]))
+    return counts
+
+
+def fix_with_map(src: Source, config: Config) -> tuple[str, list[tuple[int, int]]]:
+    """The fixed text, as :func:`perfbot.engine.fix_source` makes it (fix, re-check, until
+    stable), and where each original line went: ``spans[i]`` is the 0-based half-open range of
+    fixed lines that line ``i + 1`` became."""
+    spans = [(i, i + 1) for i in range(len(src.lines))]
+    cur, text = src, src.text
+    for _ in range(MAX_FIX_PASSES):
+        fixes = [f.fix for f in check_source(cur, config).findings if f.fix is not None]
+        if not fixes:
+            break
+        edits = select_fixes(fixes)
+        new = apply_to_lines(cur.lines, cur.eols, edits, cur.newline)
+        if new == text:
+            break
+        starts, pos = [], 0
+        for n in _line_counts(cur, edits):
+            starts.append((pos, pos + n))
+            pos += n
+        spans = [(starts[a][0], starts[b - 1][1]) for a, b in spans]
+        text = new
+        cur = Source.from_text(text, path=src.path, bom=src.bom, encoding=src.encoding)
+    return text, spans
+
+
+def _report(f: Finding, tables: dict[int, tuple[int, int]]) -> Report:
+    return Report(
+        path=f.path,
+        line=f.line,
+        end_line=max(f.end_line, f.line),
+        rule=f.rule,
+        slug=f.slug,
+        severity=f.severity,
+        message=f.message,
+        fixable=f.fixable,
+        table_key=f.table_key,
+        row_key=f.row_key,
+        table_lines=tables.get(f.table) if f.table is not None else None,
+    )
+
+
+def plan_file(result: FileResult, config: Config | None = None) -> FilePlan:
+    """Cut a checked file's fixes into :class:`Item` s (pure: no network).
+
+    Every change between the file and its fully fixed text lands in exactly one item, and items
+    never overlap, so applying every suggestion the way GitHub does (replace the commented lines
+    with the block's lines) gives the fixed text. Fixes that do not settle (a perfbot bug) raise
+    nothing here: the text of the last pass is used.
+    """
+    config = config or Config()
+    src = result.source
+    if src is None:
+        return FilePlan(result.path, [], [])
+    findings = list(result.findings)
+    doc = Context(src, config).doc
+    table_lines = {t.index: (t.start_line, t.end_line) for t in doc.tables}
+    reports = {id(f): _report(f, table_lines) for f in findings}
+    n = len(src.lines)
+
+    def clip(a: int, b: int) -> tuple[int, int]:
+        a = min(max(a, 1), n)
+        return a, min(max(b, a), n)
+
+    def table_at(a: int, b: int):
+        return next((t for t in doc.tables if t.start_line <= a and b <= t.end_line), None)
+
+    def key_of(f: Finding, a: int, b: int) -> tuple:
+        t = table_at(a, b)
+        if t is not None and f.row_key is not None and a == b and a > t.delimiter.line:
+            return ("row", t.index, a)
+        if t is not None:
+            return ("table", t.index)
+        return ("lines", a, b)
+
+    # 1. fixable findings, grouped per row / per table / per lines, on the lines their fix edits
+    groups: dict[tuple, _Unit] = {}
+    no_fix: list[Finding] = []
+    for f in findings:
+        if f.fix is None or not f.fix.edits:
+            no_fix.append(f)
+            continue
+        a, b = clip(f.fix.start_line, f.fix.end_line)
+        k = key_of(f, a, b)
+        if k in groups:
+            groups[k].absorb(_Unit(a - 1, b, [f]))
+        else:
+            groups[k] = _Unit(a - 1, b, [f])
+
+    # 2. every original line maps to the fixed lines it became; a changed line that no group
+    # holds (a fix that only showed after others were applied) becomes a unit of its own
+    fixed, spans = fix_with_map(src, config)
+    new_lines = split_lines(fixed)[0]
+    units = _merge(list(groups.values()))
+
+    def changed(i: int) -> bool:
+        a, b = spans[i]
+        return new_lines[a:b] != [src.lines[i]]
+
+    held = {i for u in units for i in range(u.lo, u.hi)}
+    units = _merge(units + [_Unit(i, i + 1) for i in range(n) if changed(i) and i not in held])
+
+    def new_text(u: _Unit) -> list[str]:
+        return new_lines[spans[u.lo][0] : spans[u.hi - 1][1]]
+
+    def kind_of(a: int, b: int) -> ItemKind:
+        t = table_at(a, b)
+        if t is None:
+            return "lines"
+        return "row" if a == b and a > t.delimiter.line else "table"
+
+    items: list[Item] = []
+    for u in units:
+        text = new_text(u)
+        old = src.lines[u.lo : u.hi]
+        suggestion = "\n".join(text) if text != old else None
+        a, b = u.lo + 1, u.hi
+        items.append(
+            Item(result.path, a, b, [reports[id(f)] for f in u.findings], suggestion, kind_of(a, b))
+        )
+
+    # 3. findings without a fix: join the item on their line, else a comment of their own
+    plain: dict[tuple, Item] = {}
+    for f in no_fix:
+        a, b = clip(f.line, f.end_line)
+        host = next((it for it in items if it.start_line <= a <= it.end_line), None)
+        if host is not None:
+            host.reports.append(reports[id(f)])
+            continue
+        k = key_of(f, a, b)
+        if k in plain:
+            it = plain[k]
+            it.start_line, it.end_line = min(it.start_line, a), max(it.end_line, b)
+            it.reports.append(reports[id(f)])
+        else:
+            plain[k] = Item(result.path, a, b, [reports[id(f)]], None, kind_of(a, b))
+    items.extend(plain.values())
+    for it in items:
+        it.reports.sort(key=lambda r: (r.line, r.rule))
+    items.sort(key=lambda it: (it.start_line, it.end_line))
+    return FilePlan(result.path, [reports[id(f)] for f in findings], items)
+
+
+# --------------------------------------------------------------------------------------------
+# Filter: scope and diff lines
+
+
+def decide(
+    plan: FilePlan,
+    hunks: list[Hunk],
+    mode: FilterMode,
+    *,
+    file_in_diff: bool = True,
+    lenient: bool = False,
+) -> None:
+    """Set each report's and item's ``in_scope`` and each item's ``anchor`` (the lines its
+    inline comment takes, or None when GitHub would not take one there).
+
+    ``lenient``: the file changed but GitHub gave no patch (too large): judge it as ``file``.
+    In ``diff_context`` a finding in a table is in scope when the PR touched any line of the
+    table; in ``added`` only its own lines count.
+    """
+    if lenient and mode in (FilterMode.ADDED, FilterMode.DIFF_CONTEXT):
+        mode = FilterMode.FILE
+    for r in plan.reports:
+        ranges = [(r.line, r.end_line)]
+        if mode is FilterMode.DIFF_CONTEXT and r.table_lines is not None:
+            ranges.append(r.table_lines)
+        r.in_scope = any(in_scope(mode, hunks, a, b, file_in_diff) for a, b in ranges)
+    lines = commentable_lines(hunks)
+    for it in plan.items:
+        if it.reports:
+            it.in_scope = any(r.in_scope for r in it.reports)
+        else:
+            it.in_scope = in_scope(mode, hunks, it.start_line, it.end_line, file_in_diff)
+        a, b = it.start_line, it.end_line
+        if a == b:
+            it.anchor = (a, a) if a in lines else None
+        elif can_suggest(hunks, a, b):
+            it.anchor = (a, b)
+        elif it.suggestion is None and a in lines:
+            it.anchor = (a, a)  # a comment without a suggestion may sit on its first line
+        else:
+            it.anchor = None
+
+
+# --------------------------------------------------------------------------------------------
+# Text
+
+
+def _escape_text(t: str) -> str:
+    t = t.replace("<", "&lt;").replace(">", "&gt;")
+    t = _MENTION.sub("@\u200b", t)
+    t = t.replace("](", "]\\(").replace("://", ":\u200b//")
+    return t
+
+
+def md_text(s: str) -> str:
+    """A finding's message (or a path) as one line of Markdown that renders as text: no HTML,
+    links, images or @-mentions outside code spans. The findings file of ``perfbot post`` is
+    untrusted, so every message goes through here."""
+    s = " ".join(str(s).split())
+    out: list[str] = []
+    pos = 0
+    for m in _CODE_SPAN.finditer(s):
+        out.append(_escape_text(s[pos : m.start()]))
+        out.append(m.group(0))
+        pos = m.end()
+    out.append(_escape_text(s[pos:]))
+    return "".join(out)
+
+
+def _n(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _cell(s: str) -> str:
+    return md_text(s).replace("|", "\\|")
+
+
+def _code_block(text: str, lang: str = "markdown") -> str:
+    fence = "`" * fence_length(text)
+    return f"{fence}{lang}\n{text}\n{fence}"
+
+
+def _rule_link(r: Report) -> str:
+    from ..docs import rule_url
+
+    return f"[`{r.rule}` {r.slug}]({rule_url(r.rule, r.slug)})"
+
+
+MAX_LISTED = 10  # findings listed in one comment; the summary lists them all
+
+
+def _finding_lines(item: Item) -> list[str]:
+    out = [
+        f"- **{r.severity}** {_rule_link(r)}: {md_text(r.message)}"
+        for r in item.reports[:MAX_LISTED]
+    ]
+    if len(item.reports) > MAX_LISTED:
+        out.append(f"- … and {len(item.reports) - MAX_LISTED} more (the summary lists them)")
+    return out
+
+
+def _what(item: Item) -> str:
+    return {"row": "this row", "table": "this table"}.get(item.kind, "these lines")
+
+
+def _item_markers(item: Item) -> str:
+    head = "".join(marker(fp) + "\n" for fp in item.fps)
+    return head + f"<!-- perfbot:item={item.key} -->\n"
+
+
+def comment_body(item: Item) -> str:
+    """An inline comment: hidden markers first, the findings, then the ```suggestion."""
+    n = len(item.reports)
+    if item.suggestion is not None:
+        intro = f"**perfbot** suggests a fix for {_what(item)}"
+        intro += f" ({n} problem{'s' if n != 1 else ''}):" if n else ":"
+    else:
+        intro = f"**perfbot** found {n} problem{'s' if n != 1 else ''} here:"
+    parts = [_item_markers(item) + intro, "\n".join(_finding_lines(item))]
+    if not item.reports:
+        parts[1] = "- the other fixes in this file change these lines too"
+    if item.suggestion is not None:
+        parts.append(suggestion_block(item.suggestion))
+    return clamp_body("\n\n".join(p for p in parts if p) + "\n")
+
+
+def body_block(item: Item, link: str) -> str:
+    """An item for a review body or summary: a permalink, the findings, the suggested text as a
+    plain block (a ```suggestion only works in an inline comment)."""
+    lines = (
+        f"line {item.start_line}"
+        if item.start_line == item.end_line
+        else (f"lines {item.start_line}-{item.end_line}")
+    )
+    out = [f"**[`{md_text(item.path)}` {lines}]({link})**", "\n".join(_finding_lines(item))]
+    if item.suggestion is not None:
+        verb = "Replace those lines with:" if item.suggestion else "Delete those lines."
+        out.append(verb)
+        if item.suggestion:
+            out.append(_code_block(item.suggestion))
+    return "\n\n".join(p for p in out if p)
+
+
+def _resolved_body(body: str, state: str, sha: str) -> str:
+    """An old comment, marked resolved (its findings are gone) or outdated (a newer comment
+    replaces it); its suggestion becomes a plain block so it can no longer be committed."""
+    header, rest = _split_header(body)
+    header = _STATE.sub("", header).rstrip("\n")
+    rest = _SUGGESTION_FENCE.sub(lambda m: f"{m[1]}{m[2]}markdown", rest)
+    if state == "resolved":
+        note = f"**Resolved** in {sha[:7]}: perfbot no longer finds these problems."
+    else:
+        note = f"**Outdated** since {sha[:7]}: the lines changed; see perfbot's newer comment."
+    text = (
+        f"{header}\n<!-- perfbot:state={state} -->\n{note}\n\n"
+        f"<details><summary>Earlier comment</summary>\n\n{rest.strip()}\n\n</details>\n"
+    )
+    return clamp_body(text)
+
+
+def _split_header(body: str) -> tuple[str, str]:
+    """The leading hidden-marker lines of a body, and the rest. Only markers in the header
+    count: a README quoted in a suggestion cannot forge one."""
+    lines = body.splitlines(keepends=True)
+    i = 0
+    while i < len(lines) and _HEADER_LINE.match(lines[i]):
+        i += 1
+    return "".join(lines[:i]), "".join(lines[i:])
+
+
+# --------------------------------------------------------------------------------------------
+# What is already there
+
+
+@dataclass
+class Posted:
+    """One of perfbot's earlier comments."""
+
+    id: int
+    node_id: str
+    body: str
+    path: str | None
+    fps: set[str]
+    key: str | None
+    state: str | None  # "resolved" / "outdated" / None (live)
+    reported: set[str] = field(default_factory=set)  # summary: items already in a review body
+
+
+def _parse_posted(c: dict[str, Any]) -> Posted:
+    body = c.get("body") or ""
+    header, _ = _split_header(body)
+    item = _ITEM.search(header)
+    state = _STATE.search(header)
+    rep = _REPORTED.search(header)
+    return Posted(
+        id=int(c["id"]),
+        node_id=str(c.get("node_id") or ""),
+        body=body,
+        path=c.get("path"),
+        fps=find_markers(header),
+        key=item[1] if item else None,
+        state=state[1] if state else None,
+        reported=set(rep[1].split()) if rep else set(),
+    )
+
+
+@dataclass
+class Existing:
+    comments: list[Posted] = field(default_factory=list)  # inline, perfbot's, with an item key
+    summary: Posted | None = None
+
+    @property
+    def live_keys(self) -> set[str]:
+        return {c.key for c in self.comments if c.key and c.state is None}
+
+    @classmethod
+    def load(cls, client: Client, number: int) -> Existing:
+        """2 requests (more for long PRs): review comments, issue comments. perfbot's comments
+        are those with its markers by a bot; or, run by hand with a personal token, by the
+        token's user (asked only then)."""
+        review = client.review_comments(number)
+        issue = client.issue_comments(number)
+        me: list[str | None] = []
+
+        def ours(c: dict[str, Any]) -> bool:
+            user = c.get("user") or {}
+            if user.get("type") == "Bot":
+                return True
+            if not me:
+                me.append(client.whoami())
+            return bool(me[0]) and user.get("login") == me[0]
+
+        out = cls()
+        for c in review:
+            header, _ = _split_header(c.get("body") or "")
+            if _ITEM.search(header) and ours(c):
+                out.comments.append(_parse_posted(c))
+        for c in issue:
+            header, _ = _split_header(c.get("body") or "")
+            if SUMMARY_MARKER in header and ours(c):
+                out.summary = _parse_posted(c)
+                break
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# The plan of a whole PR
+
+
+@dataclass
+class Plan:
+    repo: str
+    number: int
+    head_sha: str
+    files: list[FilePlan] = field(default_factory=list)
+    errors: list[FileError] = field(default_factory=list)
+    results: list[FileResult] = field(default_factory=list)  # for annotations and SARIF
+    mode: FilterMode = FilterMode.DIFF_CONTEXT
+
+    @property
+    def items(self) -> list[Item]:
+        return [it for fp in self.files for it in fp.items]
+
+    @property
+    def reports(self) -> list[Report]:
+        return [r for fp in self.files for r in fp.reports]
+
+    @property
+    def in_scope(self) -> list[Report]:
+        return [r for r in self.reports if r.in_scope]
+
+    @property
+    def paths(self) -> list[str]:
+        return [fp.path for fp in self.files]
+
+    def counts(self) -> dict[str, int]:
+        rs = self.in_scope
+        return {
+            "findings": len(rs),
+            "errors": sum(r.severity == "error" for r in rs),
+            "warnings": sum(r.severity == "warning" for r in rs),
+            "info": sum(r.severity == "info" for r in rs),
+            "fixable": sum(r.fixable for r in rs),
+        }
+
+
+@dataclass
+class Outcome:
+    """What a run did, for the job summary and the messages."""
+
+    posted_inline: int = 0
+    posted_body: int = 0
+    skipped: int = 0  # already posted
+    resolved: int = 0
+    outdated: int = 0
+    summary: str = ""  # "created" / "updated" / "unchanged" / ""
+    read_only: str = ""  # why nothing could be written
+    failures: list[str] = field(default_factory=list)
+    review_url: str = ""
+    summary_url: str = ""
+
+
+# --------------------------------------------------------------------------------------------
+# Post
+
+
+class Publisher:
+    """Posts a :class:`Plan` to a pull request: one review, resolved comments, the summary.
+
+    Requests: review comments + issue comments (1 each per 100), then only what changes: 1 for
+    the review, 2 per comment whose findings are gone (edit + minimize), 1 for the summary (none
+    when it is unchanged).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        plan: Plan,
+        env: CIEnv,
+        *,
+        max_comments: int = 50,
+        install: str | None = None,
+        dry_run: bool = False,
+    ) -> None:
+        self.client = client
+        self.plan = plan
+        self.env = env
+        self.max_comments = max_comments
+        self.install = install
+        self.dry_run = dry_run
+        self.out = Outcome()
+        self.dry: list[dict[str, Any]] = []
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def _write(self, what: str, fn: Callable[[], Any], detail: dict[str, Any]) -> Any:
+        """One write; None once the token turned out read-only. A dry run records it."""
+        if self.out.read_only:
+            return None
+        if self.dry_run:
+            self.dry.append({"write": what, **detail})
+            return {}
+        try:
+            return fn()
+        except ReadOnlyError as e:
+            self.out.read_only = (
+                f"the token cannot write to this pull request ({e.message}); a pull request from "
+                "a fork gets a read-only token"
+            )
+            return None
+
+    def _post_once(
+        self,
+        what: str,
+        fn: Callable[[], Any],
+        landed: Callable[[], Any | None],
+        detail: dict[str, Any],
+    ) -> Any:
+        """A POST that GitHub may have carried out before failing with a 5xx or a lost answer:
+        look for it before posting again (once)."""
+        try:
+            return self._write(what, fn, detail)
+        except GitHubError as e:
+            if not (isinstance(e, NetworkError) or e.status >= 500):
+                raise
+            got = landed()
+            if got is not None:
+                return got
+            return self._write(what, fn, detail)
+
+    # --- the run ------------------------------------------------------------------------------
+
+    def publish(self, existing: Existing) -> Outcome:
+        plan, out = self.plan, self.out
+        live = existing.live_keys
+        reported = set(existing.summary.reported) if existing.summary else set()
+        shown = live | reported
+        todo = [it for it in plan.items if it.in_scope]
+        for it in todo:
+            if it.key in live:
+                it.where = "inline"
+            elif it.key in reported:
+                it.where = "review"
+        new = [it for it in todo if it.key not in shown]
+        out.skipped = len(todo) - len(new)
+        inline = [it for it in new if it.anchor is not None]
+        body = [it for it in new if it.anchor is None]
+        inline.sort(key=lambda it: (_SEVERITY_ORDER.get(it.severity, 9), it.path, it.start_line))
+        over = inline[self.max_comments :]
+        inline = sorted(inline[: self.max_comments], key=lambda it: (it.path, it.start_line))
+        body, more = self._fit_body(body)
+        for it in over + more:
+            it.where = "summary"
+        posted_now: list[Item] = []
+        if inline or body:
+            posted_now = self._review(inline, body)
+        self._resolve(existing, posted_now)
+        self._summary(existing, reported)
+        return out
+
+    def _fit_body(self, items: list[Item]) -> tuple[list[Item], list[Item]]:
+        size = 0
+        fit: list[Item] = []
+        rest: list[Item] = []
+        for it in sorted(items, key=lambda it: (it.path, it.start_line)):
+            block = len(self._block(it)) + 2
+            if size + block > BODY_BUDGET:
+                rest.append(it)
+            else:
+                fit.append(it)
+                size += block
+        return fit, rest
+
+    def _block(self, it: Item) -> str:
+        p = self.plan
+        link = self.env.blob_url(p.repo, p.head_sha, it.path, it.start_line, it.end_line)
+        return body_block(it, link)
+
+    def _review_body(self, inline: list[Item], body: list[Item], key: str, note: str = "") -> str:
+        c = self.plan.counts()
+        n = c["findings"]
+        head = f"<!-- perfbot:review={key} -->\n"
+        text = (
+            "**perfbot** checked the README tables this pull request changes: "
+            f"{_n(n, 'problem')} ({_n(c['errors'], 'error')}, {_n(c['warnings'], 'warning')}, "
+            f"{c['info']} info)."
+        )
+        if inline:
+            text += (
+                " Each comment below suggests the fix: press **Commit suggestion**, or add them to "
+                "a batch and commit them together."
+            )
+        if note:
+            text += "\n\n" + note
+        if body:
+            text += (
+                "\n\nGitHub takes comments only on lines in the diff; these fixes are for other "
+                "lines:\n\n" + "\n\n".join(self._block(it) for it in body)
+            )
+        text += "\n\nThe summary comment on this pull request lists every problem."
+        return clamp_body(head + text + "\n")
+
+    def _review(self, inline: list[Item], body: list[Item]) -> list[Item]:
+        plan, client = self.plan, self.client
+        key = hashlib.sha256(
+            (plan.head_sha + "".join(sorted(it.key for it in inline + body))).encode()
+        ).hexdigest()[:16]
+
+        def comments(items: list[Item]) -> list[dict[str, Any]]:
+            out = []
+            for it in items:
+                assert it.anchor is not None
+                a, b = it.anchor
+                c: dict[str, Any] = {"path": it.path, "line": b, "side": "RIGHT"}
+                if a < b:
+                    c.update(start_line=a, start_side="RIGHT")
+                c["body"] = comment_body(it)
+                out.append(c)
+            return out
+
+        def landed() -> Any | None:
+            for rv in reversed(client.reviews(plan.number)):
+                m = _RUN.search(rv.get("body") or "")
+                if m and m[1] == key:
+                    return rv
+            return None
+
+        def attempt(inl: list[Item], bod: list[Item], note: str = "") -> Any:
+            text = self._review_body(inl, bod, key, note)
+            cs = comments(inl)
+            return self._post_once(
+                "review",
+                lambda: client.create_review(plan.number, plan.head_sha, text, cs),
+                landed,
+                {"commit_id": plan.head_sha, "body": text, "comments": cs},
+            )
+
+        try:
+            rv = attempt(inline, body)
+        except GitHubError as e:
+            if e.status != 422 or not inline:
+                self.out.failures.append(f"could not post the review: {e}")
+                return []
+            note = (
+                "GitHub refused inline comments on some of these lines, so every fix is below "
+                "instead."
+            )
+            moved = sorted(body + inline, key=lambda it: (it.path, it.start_line))
+            body, more = self._fit_body(moved)
+            for it in more:
+                it.where = "summary"
+            inline = []
+            try:
+                rv = attempt([], body, note)
+            except GitHubError as e2:
+                self.out.failures.append(f"could not post the review: {e2}")
+                return []
+        if rv is None:  # read-only
+            return []
+        for it in inline:
+            it.where = "inline"
+        for it in body:
+            it.where = "review"
+        self.out.posted_inline = len(inline)
+        self.out.posted_body = len(body)
+        self.out.review_url = (rv or {}).get("html_url", "")
+        return inline + body
+
+    def _resolve(self, existing: Existing, posted_now: list[Item]) -> None:
+        plan = self.plan
+        keys = {it.key for it in plan.items}
+        fps = {r.fp for r in plan.reports}
+        now = {fp for it in posted_now for fp in it.fps}
+        unknown = {e.path for e in plan.errors}  # files we could not read: leave them alone
+        for c in existing.comments:
+            if c.state is not None or c.path in unknown:
+                continue
+            if c.key in keys:
+                continue
+            if c.fps & fps:
+                if not c.fps & now:
+                    continue  # still true and nothing newer was posted: keep it
+                state, classifier = "outdated", "OUTDATED"
+            else:
+                state, classifier = "resolved", "RESOLVED"
+            if not self._mark(c, state, classifier):
+                return
+            if state == "resolved":
+                self.out.resolved += 1
+            else:
+                self.out.outdated += 1
+
+    def _mark(self, c: Posted, state: str, classifier: str) -> bool:
+        body = _resolved_body(c.body, state, self.plan.head_sha)
+        try:
+            done = self._write(
+                "edit_review_comment",
+                lambda: self.client.edit_review_comment(c.id, body),
+                {"id": c.id, "body": body},
+            )
+        except GitHubError as e:
+            self.out.failures.append(f"could not mark an old comment {state}: {e}")
+            return False
+        if done is None:
+            return False
+        if c.node_id:
+            # the edit says it already: a failed minimize (say, GHES without it) is fine
+            with contextlib.suppress(GitHubError):
+                self._write(
+                    "minimize_comment",
+                    lambda: self.client.minimize_comment(c.node_id, classifier),
+                    {"node_id": c.node_id, "classifier": classifier},
+                )
+        return True
+
+    def _summary(self, existing: Existing, reported_before: set[str]) -> None:
+        plan = self.plan
+        keys = {it.key for it in plan.items}
+        reported = {k for k in reported_before if k in keys}
+        reported |= {it.key for it in plan.items if it.where == "review"}
+        body = summary_comment(plan, self.env, reported=reported, install=self.install)
+        old = existing.summary
+        if old is None:
+            if not plan.in_scope:
+                return  # nothing to say and nothing said before: no noise
+            client = self.client
+
+            def landed() -> Any | None:
+                for c in reversed(client.issue_comments(plan.number)):
+                    if (c.get("body") or "") == body:
+                        return c
+                return None
+
+            try:
+                got = self._post_once(
+                    "create_issue_comment",
+                    lambda: client.create_issue_comment(plan.number, body),
+                    landed,
+                    {"body": body},
+                )
+            except GitHubError as e:
+                self.out.failures.append(f"could not post the summary comment: {e}")
+                return
+            if got is not None:
+                self.out.summary = "created"
+                self.out.summary_url = got.get("html_url", "")
+            return
+        if old.body == body:
+            self.out.summary = "unchanged"
+            return
+        try:
+            got = self._write(
+                "edit_issue_comment",
+                lambda: self.client.edit_issue_comment(old.id, body),
+                {"id": old.id, "body": body},
+            )
+        except GitHubError as e:
+            self.out.failures.append(f"could not update the summary comment: {e}")
+            return
+        if got is not None:
+            self.out.summary = "updated"
+            self.out.summary_url = got.get("html_url", "")
+
+
+# --------------------------------------------------------------------------------------------
+# Summaries
+
+
+def _where_text(it: Item | None, r: Report) -> str:
+    if it is None or not r.fixable:
+        return ""
+    return {
+        "inline": "inline suggestion",
+        "review": "in the review",
+        "summary": "below",
+    }.get(it.where, "`perfbot fix`")
+
+
+def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) -> str:
+    c = plan.counts()
+    n = c["findings"]
+    out: list[str] = []
+    out_of_scope = len(plan.reports) - n
+    if n == 0:
+        out.append("### perfbot: the README tables this pull request changes look right ✅")
+        if plan.errors:
+            out.append(f"{len(plan.errors)} file(s) could not be checked (see below).")
+    else:
+        files = len({r.path for r in plan.in_scope})
+        out.append(
+            f"### perfbot: {n} problem{'s' if n != 1 else ''} in the README tables of this "
+            "pull request"
+        )
+        out.append(
+            f"**{c['errors']} error{'s' if c['errors'] != 1 else ''} · {c['warnings']} "
+            f"warning{'s' if c['warnings'] != 1 else ''} · {c['info']} info** in {files} "
+            f"file{'s' if files != 1 else ''}; {c['fixable']} can be fixed mechanically."
+        )
+        by_item = {id(r): it for it in plan.items for r in it.reports}
+        rows = ["| severity | where | rule | problem | fix |", "|---|---|---|---|---|"]
+        shown = sorted(plan.in_scope, key=lambda r: (r.path, r.line, r.rule))
+        for r in shown[:200]:
+            link = env.blob_url(plan.repo, plan.head_sha, r.path, r.line, r.end_line)
+            rows.append(
+                f"| {r.severity} | [{_cell(r.path)}:{r.line}]({link}) | "
+                f"`{r.rule}` {r.slug} | {_cell(r.message)} | {_where_text(by_item.get(id(r)), r)} |"
+            )
+        if len(shown) > 200:
+            rows.append(f"| | | | … and {len(shown) - 200} more | |")
+        out.append("\n".join(rows))
+    more = [it for it in plan.items if it.in_scope and (it.where == "summary" or detail)]
+    more = [it for it in more if it.suggestion is not None or detail]
+    if more:
+        title = (
+            "Suggested fixes"
+            if detail
+            else f"{len(more)} more suggestion{'s' if len(more) != 1 else ''} "
+            "(over the limit of inline comments)"
+        )
+        blocks = []
+        size = 0
+        for it in more:
+            link = env.blob_url(plan.repo, plan.head_sha, it.path, it.start_line, it.end_line)
+            b = body_block(it, link)
+            if size + len(b) > 40_000:
+                blocks.append(f"… and {len(more) - len(blocks)} more: run `perfbot fix`.")
+                break
+            blocks.append(b)
+            size += len(b)
+        out.append(
+            f"<details><summary>{title}</summary>\n\n" + "\n\n".join(blocks) + "\n\n</details>"
+        )
+    if plan.errors:
+        out.append(
+            "Could not check:\n\n"
+            + "\n".join(f"- `{md_text(e.path)}`: {md_text(e.message)}" for e in plan.errors)
+        )
+    if n:
+        paths = sorted({r.path for r in plan.in_scope if r.fixable})
+        if paths:
+            cmd = "perfbot fix " + " ".join(shlex.quote(p) for p in paths)
+            if install:
+                cmd = f"{install}\n{cmd}"
+            out.append("**Fix everything locally:**\n\n" + _code_block(cmd, "sh"))
+    if out_of_scope:
+        out.append(
+            f"<sub>{out_of_scope} more finding{'s' if out_of_scope != 1 else ''} in these files "
+            f"{'are' if out_of_scope != 1 else 'is'} outside what this pull request changes "
+            f"(filter mode `{plan.mode.value}`); `perfbot check` lists "
+            f"{'them' if out_of_scope != 1 else 'it'}.</sub>"
+        )
+    return "\n\n".join(out)
+
+
+def summary_comment(
+    plan: Plan, env: CIEnv, *, reported: Iterable[str] = (), install: str | None = None
+) -> str:
+    """The sticky summary comment: its marker, the items already shown in a review body, counts
+    per severity, a table of what is wrong, and the command line that fixes everything."""
+    keys = " ".join(sorted(set(reported)))
+    head = f"{SUMMARY_MARKER}\n<!-- perfbot:reported={keys} -->\n"
+    text = _summary_core(plan, env, install=install, detail=False)
+    foot = f"\n\n<sub>perfbot · as of {plan.head_sha[:7]}</sub>\n"
+    return clamp_body(head + text + foot)
+
+
+def job_summary(plan: Plan | None, env: CIEnv, outcome: Outcome | None, notes: list[str]) -> str:
+    """Markdown for ``GITHUB_STEP_SUMMARY``: what the run did, then the summary with every
+    suggested fix (a fork's contributor finds them here when nothing could be posted)."""
+    out = ["## perfbot review"]
+    if plan is not None:
+        out.append(f"Pull request #{plan.number} at `{plan.head_sha[:7]}`: "
+                   f"{len(plan.files)} README(s) checked.")  # fmt: skip
+    if outcome is not None:
+        did = []
+        if outcome.read_only:
+            did.append(
+                f"Nothing was posted: {outcome.read_only}. The findings are in the annotations "
+                "and below."
+            )
+        else:
+            if outcome.posted_inline or outcome.posted_body:
+                did.append(
+                    f"Posted a review: {outcome.posted_inline} inline comment(s), "
+                    f"{outcome.posted_body} in its body."
+                )
+            if outcome.skipped:
+                did.append(f"{outcome.skipped} comment(s) were already on the pull request.")
+            if outcome.resolved or outcome.outdated:
+                did.append(
+                    f"Marked {outcome.resolved} old comment(s) resolved and "
+                    f"{outcome.outdated} outdated."
+                )
+            if outcome.summary:
+                did.append(f"Summary comment {outcome.summary}.")
+        did.extend(f"Problem: {f}" for f in outcome.failures)
+        if did:
+            out.append("\n".join(f"- {d}" for d in did))
+    out.extend(notes)
+    if plan is not None:
+        out.append(_summary_core(plan, env, install=env.install_command(), detail=True))
+    return "\n\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------------------------
+# The findings file (fork PRs: written unprivileged, posted by a workflow_run job)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+_PATH = Field(min_length=1, max_length=1024)
+_LINE = Field(ge=1, le=1_000_000)
+
+
+class FindingRecord(_Strict):
+    path: str = _PATH
+    line: int = _LINE
+    end_line: int = _LINE
+    rule: str = Field(pattern=r"^PB\d{3}$")
+    slug: str = Field(pattern=r"^[a-z0-9][a-z0-9-]{0,63}$")
+    severity: Literal["error", "warning", "info"]
+    message: str = Field(max_length=4000)
+    fixable: bool
+    table_key: str | None = Field(default=None, max_length=1000)
+    row_key: str | None = Field(default=None, max_length=1000)
+    table_lines: tuple[int, int] | None = None
+
+
+class ItemRecord(_Strict):
+    path: str = _PATH
+    start_line: int = _LINE
+    end_line: int = _LINE
+    kind: Literal["row", "table", "lines"]
+    suggestion: str | None = Field(default=None, max_length=MAX_BODY)
+    findings: list[int] = Field(max_length=1000)
+
+
+class ErrorRecord(_Strict):
+    path: str = _PATH
+    message: str = Field(max_length=2000)
+
+
+class FindingsFile(_Strict):
+    """What ``perfbot review --findings-out`` writes and ``perfbot post --findings`` reads.
+
+    The reader treats it as untrusted: strict types, no unknown keys, bounded sizes; items point
+    into ``findings`` by index; fingerprints are not stored but recomputed.
+    """
+
+    version: Literal[1]
+    repository: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+    pull_request: int = Field(ge=1)
+    head_sha: str = Field(pattern=r"^[0-9a-f]{40}$")
+    checked: list[str] = Field(max_length=3000)
+    findings: list[FindingRecord] = Field(max_length=20_000)
+    items: list[ItemRecord] = Field(max_length=20_000)
+    errors: list[ErrorRecord] = Field(default_factory=list, max_length=3000)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> FindingsFile:
+        n = len(self.findings)
+        checked = set(self.checked)
+        for i, f in enumerate(self.findings):
+            if f.end_line < f.line:
+                raise ValueError(f"findings[{i}]: end_line is before line")
+            if f.path not in checked:
+                raise ValueError(f"findings[{i}]: {f.path!r} is not among the checked files")
+        for i, it in enumerate(self.items):
+            if it.end_line < it.start_line:
+                raise ValueError(f"items[{i}]: end_line is before start_line")
+            if it.path not in checked:
+                raise ValueError(f"items[{i}]: {it.path!r} is not among the checked files")
+            for j in it.findings:
+                if not 0 <= j < n or self.findings[j].path != it.path:
+                    raise ValueError(f"items[{i}]: finding {j} is not a finding of {it.path!r}")
+        return self
+
+
+def to_file(plan: Plan) -> FindingsFile:
+    index: dict[int, int] = {}
+    findings: list[FindingRecord] = []
+    for r in plan.reports:
+        index[id(r)] = len(findings)
+        findings.append(
+            FindingRecord(
+                path=r.path,
+                line=r.line,
+                end_line=r.end_line,
+                rule=r.rule,
+                slug=r.slug,
+                severity=r.severity,  # type: ignore[arg-type]
+                message=r.message[:4000],
+                fixable=r.fixable,
+                table_key=r.table_key,
+                row_key=r.row_key,
+                table_lines=r.table_lines,
+            )
+        )
+    items = [
+        ItemRecord(
+            path=it.path,
+            start_line=it.start_line,
+            end_line=it.end_line,
+            kind=it.kind,
+            suggestion=it.suggestion,
+            findings=[index[id(r)] for r in it.reports],
+        )
+        for it in plan.items
+    ]
+    return FindingsFile(
+        version=FILE_VERSION,
+        repository=plan.repo,
+        pull_request=plan.number,
+        head_sha=plan.head_sha,
+        checked=plan.paths,
+        findings=findings,
+        items=items,
+        errors=[ErrorRecord(path=e.path, message=e.message[:2000]) for e in plan.errors],
+    )
+
+
+def from_file(data: FindingsFile) -> tuple[list[FilePlan], list[FileError]]:
+    """Plans rebuilt from a validated file (fingerprints are recomputed from the fields)."""
+    reports = [
+        Report(
+            path=f.path,
+            line=f.line,
+            end_line=f.end_line,
+            rule=f.rule,
+            slug=f.slug,
+            severity=f.severity,
+            message=f.message,
+            fixable=f.fixable,
+            table_key=f.table_key,
+            row_key=f.row_key,
+            table_lines=f.table_lines,
+        )
+        for f in data.findings
+    ]
+    plans = {p: FilePlan(p, [], []) for p in data.checked}
+    for r in reports:
+        plans[r.path].reports.append(r)
+    for it in data.items:
+        plans[it.path].items.append(
+            Item(
+                it.path,
+                it.start_line,
+                it.end_line,
+                [reports[j] for j in it.findings],
+                it.suggestion,
+                it.kind,
+            )
+        )
+    return list(plans.values()), [FileError(e.path, e.message) for e in data.errors]
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the PR's READMEs
+
+
+def _source_from_bytes(path: str, data: bytes) -> Source | FileError:
+    if len(data) > MAX_BYTES:
+        return FileError(path, f"file is {len(data) / 1e6:.1f} MB; perfbot reads at most "
+                               f"{MAX_BYTES / 1e6:.0f} MB")  # fmt: skip
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return FileError(path, "looks like a binary file (NUL bytes), not Markdown")
+    text, bom, enc, notes = decode(data)
+    src = Source.from_text(text, path=path, bom=bom, encoding=enc)
+    src.notes.extend(notes)
+    return src
+
+
+def _patterns(value: str | None) -> list[str]:
+    if not value:
+        return []
+    return [p.strip() for p in re.split(r"[,\n]", value) if p.strip()]
+
+
+@dataclass
+class _Reader:
+    client: Client
+    pr: PullRequestInfo
+    workspace: str | None
+    config_path: str | None
+    paths: list[str]
+    from_workspace: bool = False
+
+    def __post_init__(self) -> None:
+        if self.workspace:
+            head = workspace_head(self.workspace)
+            self.from_workspace = head is not None and head == self.pr.head_sha.lower()
+
+    def config(self, path: str) -> tuple[Config, str]:
+        """(config, the path relative to the config's folder). Raises ConfigError."""
+        if self.workspace and os.path.isdir(self.workspace):
+            full = os.path.join(self.workspace, path)
+            config, found = config_for(full, self.config_path)
+            base = str(found.parent) if found is not None else self.workspace
+            if self.config_path is not None:
+                base = self.workspace
+            return config, os.path.relpath(os.path.abspath(full), os.path.abspath(base))
+        if self.config_path:
+            return load_config(self.config_path), path
+        return Config(), path
+
+    def decide(self, path: str, config: Config, rel: str) -> bool | None:
+        """True: check; False: skip; None: check if it holds a model table (and is a README)."""
+        if self.paths and Config(paths=self.paths).is_model_readme(path) is not True:
+            return False
+        decision = config.is_model_readme(rel)
+        if decision is False:
+            return False
+        if self.paths:
+            return True
+        if decision is None:
+            name = path.rsplit("/", 1)[-1].lower()
+            if not (name.startswith("readme") and name.endswith(".md")):
+                return False
+        return decision
+
+    def read(self, path: str) -> Source | FileError:
+        if self.from_workspace:
+            assert self.workspace is not None
+            full = os.path.join(self.workspace, path)
+            root = os.path.realpath(self.workspace)
+            if os.path.islink(full) or not os.path.realpath(full).startswith(root + os.sep):
+                return FileError(path, "is a symbolic link or outside the checkout; not read")
+            src = read_source(full)
+            if isinstance(src, FileError):
+                return FileError(path, src.message)
+            src.path = path
+            return src
+        try:
+            data = self.client.file_content(path, self.pr.head_sha)
+        except NetworkError:
+            raise
+        except GitHubError as e:
+            return FileError(path, f"cannot read it at {self.pr.head_sha[:7]}: {e}")
+        return _source_from_bytes(path, data)
+
+
+def build_plan(
+    client: Client,
+    repo: str,
+    pr: PullRequestInfo,
+    files: list[dict[str, Any]],
+    *,
+    workspace: str | None,
+    config_path: str | None,
+    paths: list[str],
+    mode: FilterMode,
+) -> Plan:
+    reader = _Reader(client, pr, workspace, config_path, paths)
+    plan = Plan(repo, pr.number, pr.head_sha, mode=mode)
+    hunks = hunks_by_path(files)
+    bad_configs: set[str] = set()
+    for f in files:
+        path = f["filename"]
+        if f.get("status") == "removed":
+            continue
+        try:
+            config, rel = reader.config(path)
+        except ConfigError as e:
+            msg = str(e)
+            if msg not in bad_configs:
+                bad_configs.add(msg)
+                plan.errors.append(FileError(path, msg))
+            continue
+        decision = reader.decide(path, config, rel)
+        if decision is False:
+            continue
+        src = reader.read(path)
+        if isinstance(src, FileError):
+            plan.errors.append(src)
+            continue
+        result = check_source(src, config, require_model_tables=decision is None)
+        if decision is None and not result.has_model_tables:
+            continue
+        fplan = plan_file(result, config)
+        lenient = f.get("patch") is None and int(f.get("changes") or 0) > 0
+        decide(fplan, hunks.get(path, []), mode, lenient=lenient)
+        plan.files.append(fplan)
+        plan.results.append(result)
+    return plan
+
+
+# --------------------------------------------------------------------------------------------
+# Commands
+
+
+class _Fatal(Exception):
+    """A problem that ends the run with a message and exit code 2."""
+
+
+def _opt(value: str) -> str | None:
+    return value.strip() or None
+
+
+def _max_comments(value: str) -> int | None:
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError("must be 0 or more")
+    return n
+
+
+def _filter_mode(value: str) -> FilterMode | None:
+    if not value.strip():
+        return None
+    try:
+        return FilterMode.parse(value)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _fail_on(value: str) -> str:
+    value = value.strip().lower() or "error"
+    if value not in FAIL_ON:
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(FAIL_ON)}")
+    return value
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--repo", type=_opt, help="owner/name (default: $GITHUB_REPOSITORY)")
+    p.add_argument("--pr", type=int, help="pull request number (default: the event's)")
+    p.add_argument("--token", type=_opt, help="GitHub token (default: $GITHUB_TOKEN)")
+    p.add_argument("--api-url", type=_opt, help="REST API root (default: $GITHUB_API_URL)")
+    p.add_argument("--config", type=_opt, metavar="FILE", help="use this .perfbot.yml")
+    p.add_argument(
+        "--filter-mode",
+        type=_filter_mode,
+        help="added, diff_context, file or nofilter (default: .perfbot.yml review.filter_mode, "
+        "else diff_context)",
+    )
+    p.add_argument(
+        "--max-comments",
+        type=_max_comments,
+        help="inline comments per review; the rest go into the summary (default: .perfbot.yml "
+        "review.max_comments, else 50)",
+    )
+    p.add_argument(
+        "--fail-on",
+        type=_fail_on,
+        default=None,
+        help="exit 1 when a finding in scope is at or above this severity",
+    )
+    p.add_argument("--workspace", type=_opt, help="checkout of the PR (default: $GITHUB_WORKSPACE)")
+    p.add_argument(
+        "--dry-run", action="store_true", help="print what would be posted; post nothing"
+    )
+
+
+def _review_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} review",
+        description="Check the model READMEs a pull request changes and post one review whose "
+        "comments suggest the fixes (the GitHub Action's entrypoint).",
+    )
+    _common(p)
+    p.add_argument(
+        "--paths", type=_opt, help="only these files (globs, comma or newline separated)"
+    )
+    p.add_argument("--sarif-file", type=_opt, metavar="FILE", help="also write SARIF here")
+    p.add_argument(
+        "--findings-out",
+        type=_opt,
+        metavar="FILE",
+        help="also write the findings as data for `perfbot post` (fork pull requests)",
+    )
+    p.add_argument(
+        "--findings",
+        type=_opt,
+        metavar="FILE",
+        help="post this findings file instead of checking (same as `perfbot post --findings`)",
+    )
+    return p
+
+
+def _post_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} post",
+        description="Post a findings file written by `perfbot review --findings-out` (the "
+        "privileged half of the two-workflow pattern for pull requests from forks). The file is "
+        "treated as untrusted data.",
+    )
+    _common(p)
+    p.add_argument("--findings", type=_opt, metavar="FILE", required=True)
+    return p
+
+
+def _err(msg: str) -> None:
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+
+
+def _note(msg: str) -> None:
+    print(f"{PROG}: {msg}", file=sys.stderr)
+
+
+class _Run:
+    """Everything a command shares: the environment, options, the client, where output goes."""
+
+    def __init__(self, args: argparse.Namespace, env: CIEnv):
+        self.args = args
+        self.env = env
+        self.repo = args.repo or env.repository
+        if not self.repo or "/" not in self.repo:
+            raise _Fatal("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
+        self.token = args.token or env.token
+        self.api_url = args.api_url or env.api_url
+        self.client = Client(self.repo, self.token, self.api_url)
+        self.workspace = args.workspace or env.workspace or (None if env.actions else os.getcwd())
+        root_cfg = self._root_config()
+        self.mode = args.filter_mode or FilterMode.parse(root_cfg.review.filter_mode)
+        self.max_comments = (
+            args.max_comments if args.max_comments is not None else root_cfg.review.max_comments
+        )
+        self.notes: list[str] = []
+
+    def _root_config(self) -> Config:
+        a = self.args
+        try:
+            if a.config:
+                return load_config(a.config)
+            if self.workspace and os.path.isdir(self.workspace):
+                return config_for(os.path.join(self.workspace, "README.md"))[0]
+        except ConfigError as e:
+            raise _Fatal(str(e)) from None
+        return Config()
+
+    # --- outputs ------------------------------------------------------------------------------
+
+    def finish(
+        self,
+        plan: Plan | None,
+        outcome: Outcome | None,
+        *,
+        annotations: bool,
+        fail_on: str,
+        fatal: str | None = None,
+        file_errors_fail: bool = True,
+    ) -> int:
+        """Annotations, job summary, outputs, messages; returns the exit code."""
+        env = self.env
+        counts = plan.counts() if plan is not None else {"findings": 0, "errors": 0, "fixable": 0}
+        if annotations and plan is not None:
+            self._annotate(plan)
+        notes = list(self.notes)
+        if fatal:
+            notes.append(f"**perfbot could not finish:** {md_text(fatal)}")
+        if env.step_summary:
+            _append(env.step_summary, job_summary(plan, env, outcome, notes))
+        if env.output:
+            _append(
+                env.output,
+                "".join(f"{k}={counts[k]}\n" for k in ("findings", "errors", "fixable")),
+            )
+        if outcome is not None:
+            for f in outcome.failures:
+                _err(f)
+            if outcome.read_only:
+                _note(f"nothing posted: {outcome.read_only}; see the job summary and annotations")
+        if plan is not None:
+            for e in plan.errors:
+                print(e, file=sys.stderr)
+            _note(_line(plan, outcome))
+        if fatal:
+            _err(fatal)
+            return 2
+        if plan is None:
+            return 0
+        if (file_errors_fail and plan.errors) or (outcome is not None and outcome.failures):
+            return 2
+        if fail_on != "never" and any(at_or_above(r.severity, fail_on) for r in plan.in_scope):
+            return 1
+        return 0
+
+    def _annotate(self, plan: Plan) -> None:
+        if self.env.actions or in_github_actions():
+            from ..report.github import render
+
+            keep = {(r.path, r.line, r.rule, r.message) for r in plan.in_scope}
+            results = [
+                FileResult(
+                    res.path,
+                    [f for f in res.findings if (f.path, f.line, f.rule, f.message) in keep],
+                    source=res.source,
+                )
+                for res in plan.results
+            ]
+            sys.stdout.write(render(results, plan.errors))
+        else:
+            for r in sorted(plan.in_scope, key=lambda r: (r.path, r.line, r.rule)):
+                print(f"{r.path}:{r.line}: {r.severity} {r.rule} {r.message}")
+        sys.stdout.flush()
+
+
+def _append(path: str, text: str) -> None:
+    try:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(text)
+    except OSError as e:
+        _err(f"cannot write {path}: {e.strerror or e}")
+
+
+def _line(plan: Plan, outcome: Outcome | None) -> str:
+    c = plan.counts()
+    text = (
+        f"{plan.repo}#{plan.number}: {len(plan.files)} README(s), {c['findings']} finding(s) in "
+        f"scope ({c['errors']} error(s)), {c['fixable']} fixable"
+    )
+    if outcome is not None and not outcome.read_only:
+        text += (
+            f"; posted {outcome.posted_inline} inline comment(s) and {outcome.posted_body} in the "
+            f"review body, {outcome.skipped} already there, {outcome.resolved} resolved, "
+            f"{outcome.outdated} outdated"
+        )
+        if outcome.summary:
+            text += f"; summary {outcome.summary}"
+    return text
+
+
+def _write_json(path: str, data: str) -> None:
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(data, encoding="utf-8")
+    except OSError as e:
+        raise _Fatal(f"cannot write {path}: {e.strerror or e}") from None
+
+
+def _publish(run: _Run, plan: Plan, *, read_only: str = "") -> Outcome:
+    """Read what is there and post; the dry run prints the writes instead."""
+    pub = Publisher(
+        run.client,
+        plan,
+        run.env,
+        max_comments=run.max_comments,
+        install=run.env.install_command(),
+        dry_run=run.args.dry_run,
+    )
+    if read_only:
+        pub.out.read_only = read_only
+        for it in plan.items:
+            if it.in_scope and it.suggestion is not None:
+                it.where = "summary"
+        return pub.out
+    existing = Existing.load(run.client, plan.number)
+    out = pub.publish(existing)
+    if run.args.dry_run:
+        print(json.dumps(pub.dry, indent=2, ensure_ascii=False))
+    return out
+
+
+def review_main(argv: Sequence[str] | None = None) -> int:
+    """``perfbot review``: see the module docstring. Returns the exit code."""
+    args = _review_parser().parse_args(list(argv or []))
+    if args.findings:
+        return _post(args)
+    try:
+        env = CIEnv.from_environ()
+        run = _Run(args, env)
+    except (EventError, _Fatal) as e:
+        return _fail_early(str(e))
+    fail_on = args.fail_on or "error"
+    plan: Plan | None = None
+    try:
+        pr = _pull_request(run)
+        if pr is None:
+            _note(
+                f"not a pull request event ({env.event_name or 'no event'}): nothing to review; "
+                "pass --pr N to review one by hand"
+            )
+            return run.finish(None, None, annotations=False, fail_on=fail_on)
+        files = run.client.pull_files(pr.number)
+        plan = build_plan(
+            run.client,
+            run.repo,
+            pr,
+            files,
+            workspace=run.workspace,
+            config_path=args.config,
+            paths=_patterns(args.paths),
+            mode=run.mode,
+        )
+        if args.sarif_file:
+            from ..report.sarif import render as sarif
+
+            _write_json(args.sarif_file, sarif(plan.results, plan.errors))
+        if args.findings_out:
+            _write_json(args.findings_out, to_file(plan).model_dump_json(indent=1) + "\n")
+        read_only = ""
+        if env.read_only_token() and not args.token:
+            read_only = (
+                f"this pull request comes from a fork ({pr.head_repo or 'a deleted fork'}), and "
+                "GitHub gives such runs a read-only token"
+            )
+            if args.findings_out:
+                run.notes.append(
+                    f"The findings were written to `{md_text(args.findings_out)}` for the "
+                    "`perfbot post` workflow."
+                )
+        elif not run.token:
+            read_only = "no token (set GITHUB_TOKEN or pass --token)"
+        outcome = _publish(run, plan, read_only=read_only)
+    except _Fatal as e:
+        return run.finish(plan, None, annotations=True, fail_on=fail_on, fatal=str(e))
+    except GitHubError as e:
+        return run.finish(plan, None, annotations=True, fail_on=fail_on, fatal=_explain(e, run))
+    return run.finish(plan, outcome, annotations=True, fail_on=fail_on)
+
+
+def _fail_early(msg: str) -> int:
+    """A problem before anything was read: the message, in the job summary too."""
+    _err(msg)
+    summary = os.environ.get("GITHUB_STEP_SUMMARY", "").strip()
+    if summary:
+        _append(summary, f"## perfbot\n\n**perfbot could not start:** {md_text(msg)}\n")
+    return 2
+
+
+def _explain(e: GitHubError, run: _Run) -> str:
+    if isinstance(e, NetworkError):
+        return f"{e.message}; check GITHUB_API_URL / --api-url ({run.api_url}) and the network"
+    if e.status == 401:
+        return f"GitHub refused the token ({e}); check --token / GITHUB_TOKEN"
+    if e.status == 404:
+        return (
+            f"GitHub answered 404 for {run.repo} ({e}): check the repository, the pull request "
+            "number and that the token can read them"
+        )
+    return f"GitHub refused a request: {e}"
+
+
+def _pull_request(run: _Run) -> PullRequestInfo | None:
+    args, env = run.args, run.env
+    pr = env.pull_request()
+    if args.pr is not None and (pr is None or pr.number != args.pr):
+        return PullRequestInfo.from_api(run.client.pull(args.pr), run.repo)
+    return pr
+
+
+def post_main(argv: Sequence[str] | None = None) -> int:
+    """``perfbot post --findings FILE``: post a findings file from an unprivileged run."""
+    args = _post_parser().parse_args(list(argv or []))
+    return _post(args)
+
+
+def _load_findings(path: str) -> FindingsFile:
+    try:
+        size = os.path.getsize(path)
+        if size > 50 * 1024 * 1024:
+            raise _Fatal(f"the findings file {path} is {size / 1e6:.0f} MB; refusing to read it")
+        raw = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        why = getattr(e, "strerror", None) or e
+        raise _Fatal(f"cannot read the findings file {path}: {why}") from None
+    try:
+        return FindingsFile.model_validate_json(raw)
+    except ValidationError as e:
+        problems = []
+        for err in e.errors()[:5]:
+            loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
+            problems.append(f"{loc}: {err['msg']}")
+        more = f" (and {e.error_count() - 5} more)" if e.error_count() > 5 else ""
+        raise _Fatal(
+            f"the findings file {path} is not one perfbot wrote: {'; '.join(problems)}{more}; "
+            "nothing posted"
+        ) from None
+
+
+def _check_file(data: FindingsFile, run: _Run, pull: dict[str, Any], files: set[str]) -> None:
+    """The file against the PR and perfbot's rules; any mismatch refuses the whole file."""
+    for f in data.findings:
+        r = get_rule(f.rule)
+        if r is None or r.slug != f.slug:
+            raise _Fatal(
+                f"the findings file names an unknown rule {f.rule} {f.slug}; nothing posted"
+            )
+    for p in set(data.checked) | {e.path for e in data.errors}:
+        if p not in files:
+            raise _Fatal(
+                f"the findings file names {p!r}, which is not a file of pull request "
+                f"#{data.pull_request}; nothing posted"
+            )
+
+
+def _post(args: argparse.Namespace) -> int:
+    fail_on = args.fail_on or "never"
+    try:
+        env = CIEnv.from_environ()
+        run = _Run(args, env)
+        data = _load_findings(args.findings)
+    except (EventError, _Fatal) as e:
+        return _fail_early(str(e))
+    plan: Plan | None = None
+    try:
+        if data.repository.lower() != run.repo.lower():
+            raise _Fatal(
+                f"the findings file is for {data.repository}, not {run.repo}; nothing posted"
+            )
+        if args.pr is not None and args.pr != data.pull_request:
+            raise _Fatal(
+                f"the findings file is for pull request #{data.pull_request}, not #{args.pr}; "
+                "nothing posted"
+            )
+        wr = env.workflow_run()
+        if wr is not None and str(wr.get("head_sha") or "").lower() != data.head_sha:
+            raise _Fatal(
+                f"the findings file is for commit {data.head_sha[:7]} but the workflow run that "
+                f"produced it checked {str(wr.get('head_sha'))[:7]}; nothing posted"
+            )
+        pull = run.client.pull(data.pull_request)
+        pr = PullRequestInfo.from_api(pull, run.repo)
+        if wr is not None:
+            head_repo = (wr.get("head_repository") or {}).get("full_name")
+            if head_repo and pr.head_repo and head_repo.lower() != pr.head_repo.lower():
+                raise _Fatal(
+                    f"pull request #{pr.number} comes from {pr.head_repo}, but the run that wrote "
+                    f"the findings file ran for {head_repo}; nothing posted"
+                )
+        moved = ""
+        if pull.get("state") != "open":
+            moved = f"pull request #{pr.number} is {pull.get('state')}; nothing posted"
+        elif pr.head_sha.lower() != data.head_sha:
+            moved = (
+                f"pull request #{pr.number} has moved on to {pr.head_sha[:7]} since "
+                f"{data.head_sha[:7]}; nothing posted (the run for the new commit posts its own)"
+            )
+        if moved:
+            _note(moved)
+            run.notes.append(md_text(moved[0].upper() + moved[1:]) + ".")
+            return run.finish(None, None, annotations=False, fail_on=fail_on)
+        files = run.client.pull_files(pr.number)
+        _check_file(data, run, pull, {f["filename"] for f in files})
+        plans, errors = from_file(data)
+        plan = Plan(run.repo, pr.number, pr.head_sha, plans, errors, mode=run.mode)
+        hunks = hunks_by_path(files)
+        by_name = {f["filename"]: f for f in files}
+        for fp in plan.files:
+            f = by_name[fp.path]
+            lenient = f.get("patch") is None and int(f.get("changes") or 0) > 0
+            decide(fp, hunks.get(fp.path, []), run.mode, lenient=lenient)
+        read_only = "" if run.token else "no token (set GITHUB_TOKEN or pass --token)"
+        outcome = _publish(run, plan, read_only=read_only)
+    except _Fatal as e:
+        return run.finish(plan, None, annotations=False, fail_on=fail_on, fatal=str(e))
+    except GitHubError as e:
+        return run.finish(plan, None, annotations=False, fail_on=fail_on, fatal=_explain(e, run))
+    return run.finish(plan, outcome, annotations=False, fail_on=fail_on, file_errors_fail=False)
