@@ -98,6 +98,12 @@ class Context:
 
     def table_key(self, table: Table) -> str:
         """Identity of a table that survives edits elsewhere: its kind, section and ordinal."""
+        if not self._table_keys:  # all at once: one pass over the tables, not one per table
+            seen: dict[tuple[str, str], int] = {}
+            for t in self.doc.tables:
+                n = seen.get((t.kind, t.heading), 0)
+                seen[(t.kind, t.heading)] = n + 1
+                self._table_keys[t.index] = f"{t.kind}:{t.heading}#{n}"
         key = self._table_keys.get(table.index)
         if key is None:
             same = [

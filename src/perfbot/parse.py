@@ -13,7 +13,7 @@ This module records positions and structure only; it makes no judgement about th
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 
 import mistune
@@ -258,6 +258,7 @@ class _Builder:
             self.starts.append(pos)
         self.doc = Document(path=src.path)
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
+        self.paths: list[tuple[Heading, ...]] = [()]  # section_at(n), for n = 0, 1, ...
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
@@ -315,12 +316,17 @@ class _Builder:
         self.walk(block_tokens(inner), base=a, in_html=True)
 
     def section_at(self, n_headings: int) -> tuple[Heading, ...]:
-        path: list[Heading] = []
-        for h in self.doc.headings[:n_headings]:
+        """The heading path after the first ``n_headings`` headings. Memoised (headings are only
+        ever appended), so a README with thousands of sections is not parsed in quadratic time."""
+        paths = self.paths
+        while len(paths) <= n_headings:
+            path = list(paths[-1])
+            h = self.doc.headings[len(paths) - 1]
             while path and path[-1].level >= h.level:
                 path.pop()
             path.append(h)
-        return tuple(path)
+            paths.append(tuple(path))
+        return paths[n_headings]
 
     def finish_tables(self) -> None:
         for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
@@ -356,30 +362,35 @@ class _Builder:
 
     def attach_sentences(self) -> None:
         """Give each performance table the sentence above it (its own, or its section's)."""
-        sentences = self.doc.sentences
+        sentences = self.doc.sentences  # in document order
+        lines = [s.line for s in sentences]
         heading_lines = [h.line for h in self.doc.headings]
-        # the heading each sentence sits under (0: above the first heading)
-        owner = {
-            s.line: heading_lines[i - 1] if (i := bisect_right(heading_lines, s.line)) else 0
-            for s in sentences
-        }
+        # the sentences under each heading (0: above the first heading), in document order
+        by_owner: dict[int, list[Sentence]] = {}
+        for s in sentences:
+            i = bisect_right(heading_lines, s.line)
+            by_owner.setdefault(heading_lines[i - 1] if i else 0, []).append(s)
+        owner_lines = {h: [s.line for s in ss] for h, ss in by_owner.items()}
         prev_end = 0
         out: list[Table] = []
         for t in self.doc.tables:
             if t.kind != "performance":
                 out.append(t)
                 continue
-            own = [s for s in sentences if prev_end < s.line < t.start_line]
-            chosen = own[-1] if own else None
+            # the last sentence between the previous performance table and this one
+            j = bisect_left(lines, t.start_line)
+            chosen = sentences[j - 1] if j and sentences[j - 1].line > prev_end else None
             if chosen is None:
                 # A sentence shared by several tables of one section (e.g. ## Performance with
                 # ### Training and ### Inference below it) still covers them: a sentence of the
                 # table's own section or of a section enclosing it, not of a sibling section.
-                enclosing = {0, *(h.line for h in t.section)}
-                shared = [
-                    s for s in sentences if s.line < t.start_line and owner[s.line] in enclosing
-                ]
-                chosen = shared[-1] if shared else None
+                for h in (0, *(h.line for h in t.section)):
+                    if h not in by_owner:
+                        continue
+                    under = by_owner[h]
+                    k = bisect_left(owner_lines[h], t.start_line)
+                    if k and (chosen is None or under[k - 1].line > chosen.line):
+                        chosen = under[k - 1]
             t = replace(t, sentence=chosen, index=len(out))
             out.append(t)
             prev_end = t.end_line
