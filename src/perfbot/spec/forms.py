@@ -101,7 +101,8 @@ def _jit_norm(v: str) -> str | None:
 
 
 # graph compile ---------------------------------------------------------------------------------
-_COMPILE = re.compile(rf"^{_NUM}(?:~{_NUM})? mins$")
+# "1 min" is as right as "5 mins" (the runner writes both)
+_COMPILE = re.compile(rf"^(?:{_NUM}~{_NUM} mins|1 min|{_NUM} mins)$")
 _COMPILE_LOOSE = re.compile(
     rf"^(?P<a>{_NUM})\s*(?:(?:~|～|-|–|to)\s*(?P<b>{_NUM}))?\s*"
     r"(?P<u>mins?|minutes?|m)\.?$",
@@ -115,7 +116,9 @@ def _compile_norm(v: str) -> str | None:
     m = _COMPILE_LOOSE.match(s)
     if m:
         a, b = m.group("a"), m.group("b")
-        return f"{a}~{b} mins" if b else f"{a} mins"
+        if b:
+            return f"{a}~{b} mins"
+        return "1 min" if a == "1" else f"{a} mins"
     return None
 
 
