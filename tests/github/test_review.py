@@ -1,5 +1,7 @@
 """``perfbot review`` end to end through the GitHub fake, run as the Action runs it."""
 
+import contextlib
+import io
 import json
 
 import pytest
@@ -24,6 +26,19 @@ action = review_kit.action  # the fixture
 FIXED_BY_HAND = HALF_FIXED.replace("24.1.rc2", "24.1.RC2").replace(
     "| 512x512 | o2 |", "| 512x512 | O2 |"
 )
+
+
+def assert_fixed_by(text, comments, tmp):
+    """Commit every suggestion as GitHub does; `perfbot check` then finds nothing to fix."""
+    from perfbot.cli import main
+
+    path = tmp / "applied" / "README.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(apply_like_github(text, comments))
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        main(["check", str(path), "--format", "json", "--fail-on", "never", "-q"])
+    assert [f for f in json.loads(buf.getvalue())["findings"] if f["fixable"]] == []
 
 
 def summary_comments(gh):
@@ -53,9 +68,7 @@ def test_a_broken_readme_gets_one_review_whose_suggestions_fix_it(gh, action):
     row15 = comments[1]["body"]
     assert "PB401" in row15 and "PB410" in row15
     assert suggestion_of(row15) == "| toynet-s | 1 | 16 | 256x256 | O2 | 2~3 mins | 0.50 | 32.00 |"
-    fixed = apply_like_github(BROKEN, comments)
-    result = check_source(Source.from_text(fixed, path=README))
-    assert [f for f in result.findings if f.fixable] == []
+    assert_fixed_by(BROKEN, comments, action.tmp)
     # the sticky summary, the outputs, the annotations, the job summary
     (summary,) = summary_comments(gh)
     assert (
@@ -545,3 +558,17 @@ def test_an_unreadable_event_is_a_message_in_the_job_summary(gh, action, monkeyp
     r = action.call(["review"], summary, output)
     assert r.rc == 2 and "cannot read the event file" in r.err
     assert "perfbot could not start" in r.summary and "Traceback" not in r.err
+
+
+def test_the_shipped_broken_example_is_fixed_by_its_suggestions(gh, action):
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "examples/broken/README.md").read_text()
+    pr = gh.add_pull(changes={"examples/broken/README.md": (None, text)})
+    action.run(pr)
+    comments = gh.comments_on(pr.number)
+    spans = [(c["start_line"] or c["line"], c["line"]) for c in comments]
+    assert spans == [(5, 7), (11, 11), (14, 17), (24, 24)]  # a table, a sentence, a table, a row
+    assert suggestion_of(comments[3]["body"]) is None  # a ragged row: no mechanical fix
+    assert_fixed_by(text, comments, action.tmp)
+    assert gh.schema_errors == []

@@ -138,7 +138,7 @@ class Report:
 
 
 ItemKind = Literal["row", "table", "lines"]
-Where = Literal["", "inline", "review", "summary", "posted"]
+Where = Literal["", "inline", "review", "summary"]
 
 
 @dataclass
