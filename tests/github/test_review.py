@@ -78,7 +78,7 @@ def test_a_broken_readme_gets_one_review_whose_suggestions_fix_it(gh, action):
     assert r.outputs == {"findings": "6", "errors": "2", "fixable": "6"}
     assert "::error file=configs/toynet/README.md,line=15" in r.out
     assert "::notice file=configs/toynet/README.md,line=7" in r.out
-    assert "Posted a review: 4 inline comment(s)" in r.summary
+    assert "): 4 inline comment(s), 0 in its body." in r.summary
     assert "| toynet-l | 8 | 32 | 512x512 | O2 |" in r.summary  # the job summary shows the fixes
     assert gh.schema_errors == [] and gh.unhandled == []
 
@@ -572,3 +572,19 @@ def test_the_shipped_broken_example_is_fixed_by_its_suggestions(gh, action):
     assert suggestion_of(comments[3]["body"]) is None  # a ragged row: no mechanical fix
     assert_fixed_by(text, comments, action.tmp)
     assert gh.schema_errors == []
+
+
+def test_an_old_comment_is_marked_on_a_later_run_if_marking_failed(gh, action):
+    import re
+
+    pr = gh.add_pull(changes={README: (None, BROKEN)})
+    action.run(pr)
+    old16 = next(c for c in gh.review_comments if c["line"] == 16)
+    gh.push(pr.number, changes={README: BROKEN.replace("| 0.80 | 99.99 |", "| 0.64 | 99.99 |")})
+    gh.fail_next("PATCH", re.compile(r"/pulls/comments/\d+$"), 500, times=6)
+    r = action.run(pr)
+    assert r.rc == 2 and "could not mark an old comment outdated" in r.err
+    assert len(gh.reviews) == 2 and "**Outdated**" not in old16["body"]
+    r = action.run(pr)
+    assert "**Outdated**" in old16["body"] and len(gh.reviews) == 2
+    assert gh.minimized[-1]["id"] == old16["id"]

@@ -77,7 +77,7 @@ def test_two_workflows_post_one_review_that_fixes_the_file(gh, action, fork_pr, 
         ("POST", "reviews"),
         ("POST", "comments"),
     ]
-    assert "Posted a review: 4 inline comment(s)" in r.summary
+    assert "): 4 inline comment(s), 0 in its body." in r.summary
     assert gh.schema_errors == []
     again = post(action, fork_pr, findings)
     assert [q.method for q in again.requests] == ["GET"] * 4

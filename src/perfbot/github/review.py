@@ -758,10 +758,9 @@ class Publisher:
         body, more = self._fit_body(body)
         for it in over + more:
             it.where = "summary"
-        posted_now: list[Item] = []
         if inline or body:
-            posted_now = self._review(inline, body)
-        self._resolve(existing, posted_now)
+            self._review(inline, body)
+        self._resolve(existing)
         self._summary(existing, reported)
         return out
 
@@ -807,7 +806,7 @@ class Publisher:
         text += "\n\nThe summary comment on this pull request lists every problem."
         return clamp_body(head + text + "\n")
 
-    def _review(self, inline: list[Item], body: list[Item]) -> list[Item]:
+    def _review(self, inline: list[Item], body: list[Item]) -> None:
         plan, client = self.plan, self.client
         key = hashlib.sha256(
             (plan.head_sha + "".join(sorted(it.key for it in inline + body))).encode()
@@ -847,7 +846,7 @@ class Publisher:
         except GitHubError as e:
             if e.status != 422 or not inline:
                 self.out.failures.append(f"could not post the review: {e}")
-                return []
+                return
             note = (
                 "GitHub refused inline comments on some of these lines, so every fix is below "
                 "instead."
@@ -861,9 +860,9 @@ class Publisher:
                 rv = attempt([], body, note)
             except GitHubError as e2:
                 self.out.failures.append(f"could not post the review: {e2}")
-                return []
+                return
         if rv is None:  # read-only
-            return []
+            return
         for it in inline:
             it.where = "inline"
         for it in body:
@@ -871,13 +870,14 @@ class Publisher:
         self.out.posted_inline = len(inline)
         self.out.posted_body = len(body)
         self.out.review_url = (rv or {}).get("html_url", "")
-        return inline + body
 
-    def _resolve(self, existing: Existing, posted_now: list[Item]) -> None:
+    def _resolve(self, existing: Existing) -> None:
+        """Old comments: resolved when none of their findings is left, outdated when a newer
+        comment (inline or in a review body) shows their findings; else kept."""
         plan = self.plan
         keys = {it.key for it in plan.items}
         fps = {r.fp for r in plan.reports}
-        now = {fp for it in posted_now for fp in it.fps}
+        shown = {fp for it in plan.items if it.where in ("inline", "review") for fp in it.fps}
         unknown = {e.path for e in plan.errors}  # files we could not read: leave them alone
         for c in existing.comments:
             if c.state is not None or c.path in unknown:
@@ -885,8 +885,8 @@ class Publisher:
             if c.key in keys:
                 continue
             if c.fps & fps:
-                if not c.fps & now:
-                    continue  # still true and nothing newer was posted: keep it
+                if not c.fps & shown:
+                    continue  # still true and nothing newer shows it: keep it
                 state, classifier = "outdated", "OUTDATED"
             else:
                 state, classifier = "resolved", "RESOLVED"
@@ -1087,8 +1087,9 @@ def job_summary(plan: Plan | None, env: CIEnv, outcome: Outcome | None, notes: l
             )
         else:
             if outcome.posted_inline or outcome.posted_body:
+                review = f"[a review]({outcome.review_url})" if outcome.review_url else "a review"
                 did.append(
-                    f"Posted a review: {outcome.posted_inline} inline comment(s), "
+                    f"Posted {review}: {outcome.posted_inline} inline comment(s), "
                     f"{outcome.posted_body} in its body."
                 )
             if outcome.skipped:
