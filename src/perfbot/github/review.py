@@ -1131,8 +1131,8 @@ class FindingRecord(_Strict):
     severity: Literal["error", "warning", "info"]
     message: str = Field(max_length=4000)
     fixable: bool
-    table_key: str | None = Field(default=None, max_length=1000)
-    row_key: str | None = Field(default=None, max_length=1000)
+    table_key: str | None = Field(default=None, max_length=20_000)
+    row_key: str | None = Field(default=None, max_length=20_000)
     table_lines: tuple[int, int] | None = None
 
 
