@@ -2,10 +2,10 @@
 
 import json
 
+import github
 import pytest
 import requests
 
-import github
 from github_fake import EVENTS_DIR, GitHubFake, PRFile, load_event, validate_model, validate_webhook
 
 README = "configs/dit/README.md"
