@@ -309,9 +309,13 @@ class _Builder:
             return
         # <div align="center"> and friends: blank out the wrapper lines (keeping offsets) and
         # parse what is inside as Markdown.
+        lines = raw.split("\n")[:-1]
+        wrappers = [bool(_HTML_WRAPPER_LINE.match(ln)) for ln in lines]
+        if not any(wrappers):
+            return  # nothing to unwrap: raw HTML (GitHub shows no table either); parsing it
+            # again would give this same block forever
         inner = "".join(
-            (" " * len(ln) + "\n" if _HTML_WRAPPER_LINE.match(ln) else ln + "\n")
-            for ln in raw.split("\n")[:-1]
+            (" " * len(ln) if w else ln) + "\n" for ln, w in zip(lines, wrappers, strict=True)
         )
         self.walk(block_tokens(inner), base=a, in_html=True)
 
