@@ -9,6 +9,7 @@ import os
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from perfbot.config import Allow, ColumnConfig, Config, MatrixRowConfig
 from perfbot.engine import check_source, fix_source
 from perfbot.parse import parse_document
 from perfbot.source import Source, decode, join_lines, split_lines
@@ -129,6 +130,19 @@ def document(draw: st.DrawFn) -> str:
 
 ANY_TEXT = st.one_of(document(), st.text(max_size=300), TEXTISH)
 
+CONFIGS = st.sampled_from(
+    [
+        Config(),
+        Config(allow=Allow(ms_per_step=True, compile_seconds=True)),
+        Config(
+            columns=[ColumnConfig(name="acc@top1", aliases=["top-1"], form="decimal2")],
+            aliases={"img/s": ["imgs/sec"], "cann toolkit/kernel": ["toolkit"]},
+            matrix=[MatrixRowConfig(mindspore="2.3.1", cann="8.0.RC3.beta1")],
+            rules={"PB401": "off", "header-case": "info"},
+        ),
+    ]
+)
+
 
 # --- properties ----------------------------------------------------------------------------------
 
@@ -169,14 +183,14 @@ def test_parse_and_check_never_crash(text: str) -> None:
 
 
 @SETTINGS
-@given(document())
-def test_fix_is_idempotent_and_leaves_nothing_fixable(text: str) -> None:
+@given(document(), CONFIGS)
+def test_fix_is_idempotent_and_leaves_nothing_fixable(text: str, config: Config) -> None:
     src = Source.from_text(text)
-    fixed, _ = fix_source(src)
+    fixed, _ = fix_source(src, config)
     again = Source.from_text(fixed)
-    left = [f for f in check_source(again).findings if f.fix is not None]
+    left = [f for f in check_source(again, config).findings if f.fix is not None]
     assert not left, left
-    assert fix_source(again)[0] == fixed
+    assert fix_source(again, config)[0] == fixed
 
 
 @SETTINGS
