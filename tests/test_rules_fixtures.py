@@ -315,12 +315,6 @@ def test_pb202_rewrite_of_a_sentence_going_on_after_mode_settles() -> None:
     assert not [f for f in check_source(reread(src, fixed)).findings if f.fix]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="PB202 rewrites the sentence up to `mode` and writes its own `.`: a line that goes on "
-    "after `mode,` becomes `... graph mode., with ...`. Dropping our `.` there is not enough: "
-    "the sentence is then not canonical, and PB202 never settles.",
-)
 def test_pb202_rewrite_does_not_double_punctuation() -> None:
     fixed, _ = fix_source(Source.from_text(_sentence_going_on_after_mode()))
     assert "mode., " not in fixed

@@ -25,8 +25,8 @@ rules:
 
 from __future__ import annotations
 
-import fnmatch
 import os
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -122,13 +122,12 @@ class Config(_Strict):
         unknown = [k for k in v if get_rule(k) is None]
         if unknown:
             raise ValueError(f"unknown rule {', '.join(map(repr, unknown))} (see `perfbot rules`)")
-        return v
+        # keys in any spelling (PB401, pb401, img-s-mismatch, IMG-S-MISMATCH) become rule ids
+        return {get_rule(k).id: s for k, s in v.items()}  # type: ignore[union-attr]
 
-    def setting(self, rule_id: str, slug: str) -> str | None:
-        for key in (rule_id, rule_id.lower(), slug):
-            if key in self.rules:
-                return self.rules[key]
-        return None
+    def setting(self, rule_id: str, slug: str = "") -> str | None:
+        """This repository's setting for a rule (its id), or None."""
+        return self.rules.get(rule_id)
 
     def is_model_readme(self, rel: str) -> bool | None:
         """True/False when ``paths``/``exclude`` decide; None when the content must (default)."""
@@ -140,19 +139,32 @@ class Config(_Strict):
         return None
 
 
+@lru_cache(maxsize=256)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    """A path glob: `*` and `?` stay within one folder, `**/` is any number of folders."""
+    out = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]*/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
 def _glob(rel: str, pattern: str) -> bool:
-    if fnmatch.fnmatchcase(rel, pattern):
-        return True
-    if pattern.startswith("**/"):
-        return _glob(rel, pattern[3:]) or fnmatch.fnmatchcase(rel.split("/")[-1], pattern[3:])
-    if "/**/" in pattern:
-        a, b = pattern.split("/**/", 1)
-        return (
-            _glob(rel, f"{a}/{b}")
-            or fnmatch.fnmatchcase(rel, f"{a}/*/{b}")
-            or (rel.startswith(a + "/") and _glob(rel[len(a) + 1 :], f"**/{b}"))
-        )
-    return False
+    return _glob_regex(pattern.removeprefix("./")).match(rel) is not None
 
 
 def _describe(e: ValidationError) -> str:

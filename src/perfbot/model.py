@@ -52,6 +52,7 @@ class Sentence:
     versions: tuple[str, ...]  # mindspore versions as written
     mode: str | None  # "graph" / "pynative" / None
     canonical: bool  # exactly the guide's wording
+    continues: bool = False  # the line goes on after it with a clause (", using bf16.")
 
 
 @dataclass(frozen=True, slots=True)

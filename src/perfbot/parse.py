@@ -168,8 +168,10 @@ _MODE = re.compile(
 _ZH_MODE = {"图": "graph", "静态图": "graph", "动态图": "pynative"}
 
 
-def canonical_sentence(device: str, version: str, mode: str) -> str:
-    return f"Experiments are tested on ascend {device} with mindspore {version} {mode} mode."
+def canonical_sentence(device: str, version: str, mode: str, *, continues: bool = False) -> str:
+    """The guide's sentence; without its final "." when the line goes on with a clause."""
+    end = "" if continues else "."
+    return f"Experiments are tested on ascend {device} with mindspore {version} {mode} mode{end}"
 
 
 def sentence_span(line: str) -> tuple[int, int] | None:
@@ -222,13 +224,17 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
         mode = (
             _ZH_MODE[mm.group("zh")] if mm.group("zh") else mm.group("m").lower().replace("-", "")
         )
+    # "... graph mode, using bf16." goes on after the sentence: its canonical form has no "."
+    continues = line[span[1] :].lstrip()[:1] in (",", ";")
     canonical = (
         device is not None
         and len(versions) == 1
         and mode is not None
-        and text == canonical_sentence(device, versions[0], mode)
+        and text == canonical_sentence(device, versions[0], mode, continues=continues)
     )
-    return Sentence(lineno, text, device, device_text, tuple(versions), mode, canonical)
+    return Sentence(
+        lineno, text, device, device_text, tuple(versions), mode, canonical, continues
+    )
 
 
 # --- document -----------------------------------------------------------------------------------

@@ -60,8 +60,8 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                 + (
                     " (this row names several MindSpore versions: give each its own row)"
                     if several
-                    else " (a combination you verified can be added under `matrix:` in "
-                    ".perfbot.yml)"
+                    else " (if you verified another combination, list it under `matrix:` in "
+                    ".perfbot.yml: it replaces perfbot's row for that MindSpore)"
                 ),
                 None if several else set_cell(cell, i.expected, f"Set CANN to {i.expected}"),
                 table=table.index,

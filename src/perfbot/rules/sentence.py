@@ -78,7 +78,7 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
         ]
         fix = None
         if not missing:
-            want = canonical_sentence(s.device, s.versions[0], s.mode)  # type: ignore[arg-type]
+            want = canonical_sentence(s.device, s.versions[0], s.mode, continues=s.continues)  # type: ignore[arg-type]
             line = ctx.source.line(s.line)
             span = sentence_span(line)
             if span:

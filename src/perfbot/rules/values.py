@@ -215,15 +215,16 @@ def img_s_is_s_img(ctx: Context, table: Table) -> Iterator[Issue]:
 
     The guide's own inference example (`ddim | 40 | O1 | 5 mins | 0.11 | 4.40`) puts
     40 × 0.11 = 4.40 s under img/s. Throughput is cards × batch size / (steps × s/step); a time
-    per image belongs in an `s/img` (or `s/video`) column.
+    per image belongs in an `s/img` (or `s/video`) column, an optional column that goes before the
+    inference tail.
 
     Example:
         | model name | ... | scheduler | steps | jit level | graph compile | s/step | img/s |
         | sd | ... | ddim | 40 | O1 | 5 mins | 0.11 | 4.40 |
 
     Use instead:
-        | model name | ... | scheduler | steps | jit level | graph compile | s/step | img/s | s/img |
-        | sd | ... | ddim | 40 | O1 | 5 mins | 0.11 | 0.23 | 4.40 |
+        | model name | ... | s/img | scheduler | steps | jit level | graph compile | s/step | img/s |
+        | sd | ... | 4.40 | ddim | 40 | O1 | 5 mins | 0.11 | 0.23 |
     """
     if not ctx.is_inference(table):
         return
