@@ -229,3 +229,19 @@ def test_5mb_readme_is_checked(tmp_path: Path) -> None:
     rules = {f.rule for f in result.findings}
     assert rules == {"PB401"}, rules  # every row of the long table, nothing else
     assert len(result.findings) > 30_000
+
+
+def test_source_survives_pickling_for_worker_processes() -> None:
+    import pickle
+
+    src = Source.from_text("a\r\nb\rc\n", path="x.md", bom=b"\xef\xbb\xbf", encoding="utf-8")
+    src.notes.append("a note")
+    back = pickle.loads(pickle.dumps(src))
+    assert (back.path, back.text, back.bom, back.encoding, back.notes) == (
+        "x.md",
+        "a\r\nb\rc\n",
+        b"\xef\xbb\xbf",
+        "utf-8",
+        ["a note"],
+    )
+    assert back.lines == src.lines and back.eols == src.eols

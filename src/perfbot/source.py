@@ -40,6 +40,11 @@ class Source:
     encoding: str = "utf-8"
     notes: list[str] = field(default_factory=list)
 
+    def __reduce__(self):
+        # Across processes only the text travels; the lines are split again on arrival
+        # (a third of the bytes, and faster than pickling the two lists).
+        return _rebuild, (self.path, self.text, self.bom, self.encoding, self.notes)
+
     @classmethod
     def from_text(cls, text: str, path: str = "<text>", **kw) -> Source:
         lines, eols = split_lines(text)
@@ -70,6 +75,10 @@ class Source:
                 "utf-16-le" if self.bom == codecs.BOM_UTF16_LE else "utf-16-be"
             )
         return self.bom + text.encode(enc, errors="surrogateescape")
+
+
+def _rebuild(path: str, text: str, bom: bytes, encoding: str, notes: list[str]) -> Source:
+    return Source.from_text(text, path=path, bom=bom, encoding=encoding, notes=notes)
 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:
