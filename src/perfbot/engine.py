@@ -53,6 +53,7 @@ class Context:
         self._cols: dict[int, list[Resolved]] = {}
         self._by_name: dict[int, dict[str, Resolved]] = {}
         self._table_keys: dict[int, str] = {}
+        self.memo: dict[object, object] = {}  # what several rules derive from one table
         self._row_keys: dict[int, dict[int, str]] = {}
 
     @cached_property

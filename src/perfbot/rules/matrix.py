@@ -18,17 +18,23 @@ def _row_cells(ctx: Context, table: Table, row: Row) -> dict:
     return {k: ctx.cell(row, ctx.column(table, name)) for k, name in _COLS.items()}
 
 
-def _issues(ctx: Context, table: Table):
-    for row in table.rows:
-        cells = _row_cells(ctx, table, row)
-        if cells["mindspore"] is None:
-            continue
-        vals = {k: (c.value if c else None) for k, c in cells.items()}
-        yield (
-            row,
-            cells,
-            ctx.matrix.check_row(vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"]),
-        )
+def _issues(ctx: Context, table: Table) -> list:
+    """(row, cells, matrix issues) of each Requirements row; computed once for the three rules."""
+    key = ("matrix-issues", table.index)
+    found = ctx.memo.get(key)
+    if found is None:
+        found = []
+        for row in table.rows:
+            cells = _row_cells(ctx, table, row)
+            if cells["mindspore"] is None:
+                continue
+            vals = {k: (c.value if c else None) for k, c in cells.items()}
+            issues = ctx.matrix.check_row(
+                vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"]
+            )
+            found.append((row, cells, issues))
+        ctx.memo[key] = found
+    return found
 
 
 @rule("PB501", "cann-mismatch", severity="error", scope="requirements", fix="sometimes",

@@ -56,9 +56,11 @@ class Schema:
     kind: str
     columns: dict[str, Column]
     _lookup: dict[str, tuple[Column, How, float, str | None]] = field(default_factory=dict)
+    _keys: dict[str, str] = field(default_factory=dict)  # header text -> header_key, memoised
 
     def __post_init__(self) -> None:
         self._lookup = {}
+        self._keys = {}
         for c in self.columns.values():
             self._add(c)
 
@@ -71,7 +73,10 @@ class Schema:
         self._lookup[header_key(c.name)] = (c, "exact", 1.0, None)
 
     def resolve(self, index: int, text: str) -> Resolved:
-        hit = self._lookup.get(header_key(text))
+        key = self._keys.get(text)
+        if key is None:
+            key = self._keys[text] = header_key(text)
+        hit = self._lookup.get(key)
         if hit is None:
             return Resolved(index, text, None, "unknown")
         col, how, scale, unit = hit
