@@ -236,9 +236,7 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
         and mode is not None
         and text == canonical_sentence(device, versions[0], mode, continues=continues)
     )
-    return Sentence(
-        lineno, text, device, device_text, tuple(versions), mode, canonical, continues
-    )
+    return Sentence(lineno, text, device, device_text, tuple(versions), mode, canonical, continues)
 
 
 # --- document -----------------------------------------------------------------------------------
