@@ -16,7 +16,7 @@ understand, and ignore a last line that has no line end (it may have been cut mi
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -167,32 +167,47 @@ def _column(header: list[str], *names: str) -> int | None:
     return None
 
 
+def _result_rows(
+    lines: list[str], key: tuple[str, ...], time: tuple[str, ...]
+) -> Iterator[tuple[int, float] | None]:
+    """(key, seconds) of each row of a result file: the first column of the header named in
+    `key` (a step or epoch number) and the first named in `time`. Short rows, eval rows (first
+    field `-`) and rows whose numbers do not convert are skipped; None marks a second run's header
+    (a restart: `filter(None, ...)` where it does not matter). Nothing when the header lacks
+    either column."""
+    header, rows = _table_rows(lines)
+    i_key = _column(header, *key)
+    i_time = _column(header, *time)
+    if i_key is None or i_time is None:
+        return
+    for fields in rows:
+        if not fields:
+            yield None
+            continue
+        if len(fields) <= max(i_key, i_time) or fields[0].startswith("-"):
+            continue
+        try:
+            number = int(float(fields[i_key]))
+        except ValueError:
+            continue
+        seconds = _f(fields[i_time])
+        if seconds is not None:
+            yield number, seconds
+
+
 def parse_mindone_result(lines: list[str], **_: object) -> list[StepSample]:
     """mindone `result.log`: `step\\tloss\\tlr\\ttrain_time(s)`.
 
     train_time(s) is the time since the previous row (not divided by log_interval), so each row
     covers the steps since the previous row.
     """
-    header, rows = _table_rows(lines)
-    i_step = _column(header, "step")
-    i_time = _column(header, "train_time(s)", "train_time")
-    if i_step is None or i_time is None:
-        return []
     out: list[StepSample] = []
     steps = _Steps()
-    for fields in rows:
-        if not fields:
+    for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
+        if row is None:
             steps = _Steps()
             continue
-        if len(fields) <= max(i_step, i_time) or fields[0].startswith("-"):
-            continue
-        try:
-            step = int(float(fields[i_step]))
-        except ValueError:
-            continue
-        total = _f(fields[i_time])
-        if total is None:
-            continue
+        step, total = row
         w = steps.window(step)
         if w:
             out.append(StepSample(w[0], total / w[1], w[1]))
@@ -204,23 +219,8 @@ def parse_perf_recorder(lines: list[str], **_: object) -> list[StepSample]:
 
     Eval rows (first field `-`) are skipped.
     """
-    header, rows = _table_rows(lines)
-    i_step = _column(header, "step")
-    i_time = _column(header, "train_time(s)", "train_time")
-    if i_step is None or i_time is None:
-        return []
-    out: list[StepSample] = []
-    for fields in rows:
-        if len(fields) <= max(i_step, i_time) or fields[0].startswith("-"):
-            continue
-        try:
-            step = int(float(fields[i_step]))
-        except ValueError:
-            continue
-        sec = _f(fields[i_time])
-        if sec is not None and step >= 1:
-            out.append(StepSample(step, sec, 1))
-    return out
+    rows = _result_rows(lines, ("step",), ("train_time(s)", "train_time"))
+    return [StepSample(step, sec, 1) for step, sec in filter(None, rows) if step >= 1]
 
 
 _MINDCV_RE = re.compile(
@@ -258,26 +258,13 @@ def _epoch_file(lines: list[str], steps_per_epoch: int | None, fmt: str) -> list
         raise LogFormatError(
             f"{fmt} logs give one time per epoch; set 'steps_per_epoch' in the benchmark"
         )
-    header, rows = _table_rows(lines)
-    i_epoch = _column(header, "epoch")
-    i_time = _column(header, "traintime", "train_time", "train_time(s)")
-    if i_epoch is None or i_time is None:
-        return []
-    out: list[StepSample] = []
-    for fields in rows:
-        if len(fields) <= max(i_epoch, i_time) or fields[0].startswith("-"):
-            continue
-        try:
-            epoch = int(float(fields[i_epoch]))
-        except ValueError:
-            continue
-        total = _f(fields[i_time])
-        if total is None or epoch < 1:
-            continue
-        out.append(
-            StepSample(epoch * steps_per_epoch, total / steps_per_epoch, steps_per_epoch, "epoch")
-        )
-    return out
+    n = steps_per_epoch
+    rows = _result_rows(lines, ("epoch",), ("traintime", "train_time", "train_time(s)"))
+    return [
+        StepSample(epoch * n, total / n, n, "epoch")
+        for epoch, total in filter(None, rows)
+        if epoch >= 1
+    ]
 
 
 def parse_mindcv_result(
