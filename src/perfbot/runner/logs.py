@@ -100,6 +100,11 @@ class _Steps:
         self.prev = global_step
         return global_step, global_step - prev
 
+    def in_epoch(self, epoch: int, step: int, per_epoch: int) -> tuple[int, int] | None:
+        """`window` for a line at step `step` of `per_epoch` in (1-based) epoch `epoch`."""
+        start = (epoch - 1) * per_epoch
+        return self.window(start + step, start)
+
     def continue_epoch(self, in_epoch: int) -> int:
         """Global step for a line that gives only its step within the epoch."""
         if in_epoch <= self.last_in_epoch:
@@ -244,8 +249,7 @@ def parse_mindcv(lines: list[str], **_: object) -> list[StepSample]:
         total = _f(m.group(5))
         if total is None or n < 1 or batch < 1:
             continue
-        glob = (epoch - 1) * n + batch
-        w = steps.window(glob, start=(epoch - 1) * n)
+        w = steps.in_epoch(epoch, batch, n)
         if not w:
             continue
         kind: Kind = "epoch" if (w[1] == n and batch == n and n > 1) else "step"
@@ -281,6 +285,17 @@ def parse_mindocr_result(
     return _epoch_file(lines, steps_per_epoch, "mindocr_result")
 
 
+def _epoch_step(m: re.Match[str], steps: _Steps, unit: float) -> StepSample | None:
+    """A line `epoch e/E, step s/S, ... T` matched with e, s, S, T in groups 1, 3, 4, 5: T / unit
+    seconds, the mean per step since the previous line."""
+    epoch, s, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
+    t = _f(m.group(5))
+    if t is None or n < 1:
+        return None
+    w = steps.in_epoch(epoch, s, n)
+    return StepSample(w[0], t / unit, w[1]) if w else None
+
+
 _YOLO_STEP_RE = re.compile(
     r"Epoch\s+(\d+)/(\d+),\s*Step\s+(\d+)/(\d+),\s*step time:\s*" + _NUM + r"\s*ms"
 )
@@ -297,14 +312,9 @@ def parse_mindyolo(lines: list[str], **_: object) -> list[StepSample]:
     for line in lines:
         m = _YOLO_STEP_RE.search(line)
         if m:
-            epoch, s, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
-            per_epoch = n
-            ms = _f(m.group(5))
-            if ms is None or n < 1:
-                continue
-            w = steps.window((epoch - 1) * n + s, start=(epoch - 1) * n)
-            if w:
-                out.append(StepSample(w[0], ms / 1000.0, w[1]))
+            per_epoch = int(m.group(4))
+            if sample := _epoch_step(m, steps, 1000.0):
+                out.append(sample)
             continue
         m = _YOLO_EPOCH_RE.search(line)
         if m:
@@ -342,13 +352,8 @@ def parse_mindocr(lines: list[str], **_: object) -> list[StepSample]:
     for line in lines:
         m = _OCR_STEP_RE.search(line)
         if m:
-            epoch, s, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
-            ms = _f(m.group(5))
-            if ms is None or n < 1:
-                continue
-            w = steps.window((epoch - 1) * n + s, start=(epoch - 1) * n)
-            if w:
-                out.append(StepSample(w[0], ms / 1000.0, w[1]))
+            if sample := _epoch_step(m, steps, 1000.0):
+                out.append(sample)
             continue
         m = _OCR_EPOCH_RE.search(line)
         if m:
@@ -400,15 +405,8 @@ def parse_mindaudio(lines: list[str], **_: object) -> list[StepSample]:
     steps = _Steps()
     for line in lines:
         m = _AUDIO_RE.search(line)
-        if not m:
-            continue
-        epoch, s, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
-        sec = _f(m.group(5))
-        if sec is None or n < 1:
-            continue
-        w = steps.window((epoch - 1) * n + s, start=(epoch - 1) * n)
-        if w:
-            out.append(StepSample(w[0], sec, w[1]))
+        if m and (sample := _epoch_step(m, steps, 1.0)):
+            out.append(sample)
     return out
 
 
