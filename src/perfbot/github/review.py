@@ -47,9 +47,8 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -73,7 +72,22 @@ from .review_plan import (
     fix_with_map,
     plan_file,
 )
-from .suggest import MAX_BODY, clamp_body, fence_length, find_markers, marker, suggestion_block
+from .review_render import (
+    _ITEM,
+    _REPORTED,
+    _RUN,
+    _STATE,
+    SUMMARY_MARKER,
+    _n,
+    _split_header,
+    body_block,
+    comment_body,
+    job_summary,
+    md_text,
+    summary_comment,
+)
+from .review_render import _resolved_body as _resolved_body
+from .suggest import MAX_BODY, clamp_body, find_markers
 
 __all__ = [
     "FilePlan",
@@ -82,153 +96,21 @@ __all__ = [
     "Plan",
     "Publisher",
     "Report",
+    "comment_body",
     "decide",
     "fix_with_map",
+    "job_summary",
+    "md_text",
     "plan_file",
     "post_main",
     "review_main",
+    "summary_comment",
 ]
 
 PROG = "perfbot"
 FAIL_ON = ("error", "warning", "info", "never")
 FILE_VERSION = 1
-SUMMARY_MARKER = "<!-- perfbot:summary -->"
 BODY_BUDGET = 60_000  # review body: leave room under MAX_BODY for the header and the clamp note
-_HEADER_LINE = re.compile(r"^\s*<!--.*-->\s*$")
-_ITEM = re.compile(r"<!--\s*perfbot:item=([0-9a-f]{16})\s*-->")
-_STATE = re.compile(r"<!--\s*perfbot:state=(resolved|outdated)\s*-->")
-_REPORTED = re.compile(r"<!--\s*perfbot:reported=([0-9a-f ]*)-->")
-_RUN = re.compile(r"<!--\s*perfbot:review=([0-9a-f]{16})\s*-->")
-_SUGGESTION_FENCE = re.compile(r"^(\s{0,3})(`{3,})suggestion\s*$", re.MULTILINE)
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_MENTION = re.compile(r"(?<![\w`/])@(?=[A-Za-z0-9])")
-
-
-# --------------------------------------------------------------------------------------------
-# Text
-
-
-def _escape_text(t: str) -> str:
-    t = t.replace("<", "&lt;").replace(">", "&gt;")
-    t = _MENTION.sub("@\u200b", t)
-    t = t.replace("](", "]\\(").replace("://", ":\u200b//")
-    return t
-
-
-def md_text(s: str) -> str:
-    """A finding's message (or a path) as one line of Markdown that renders as text: no HTML,
-    links, images or @-mentions outside code spans. The findings file of ``perfbot post`` is
-    untrusted, so every message goes through here."""
-    s = " ".join(str(s).split())
-    out: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(s):
-        out.append(_escape_text(s[pos : m.start()]))
-        out.append(m.group(0))
-        pos = m.end()
-    out.append(_escape_text(s[pos:]))
-    return "".join(out)
-
-
-def _n(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
-def _cell(s: str) -> str:
-    return md_text(s).replace("|", "\\|")
-
-
-def _code_block(text: str, lang: str = "markdown") -> str:
-    fence = "`" * fence_length(text)
-    return f"{fence}{lang}\n{text}\n{fence}"
-
-
-def _rule_link(r: Report) -> str:
-    from ..docs import rule_url
-
-    return f"[`{r.rule}` {r.slug}]({rule_url(r.rule, r.slug)})"
-
-
-MAX_LISTED = 10  # findings listed in one comment; the summary lists them all
-
-
-def _finding_lines(item: Item) -> list[str]:
-    out = [
-        f"- **{r.severity}** {_rule_link(r)}: {md_text(r.message)}"
-        for r in item.reports[:MAX_LISTED]
-    ]
-    if len(item.reports) > MAX_LISTED:
-        out.append(f"- … and {len(item.reports) - MAX_LISTED} more (the summary lists them)")
-    return out
-
-
-def _what(item: Item) -> str:
-    return {"row": "this row", "table": "this table"}.get(item.kind, "these lines")
-
-
-def _item_markers(item: Item) -> str:
-    head = "".join(marker(fp) + "\n" for fp in item.fps)
-    return head + f"<!-- perfbot:item={item.key} -->\n"
-
-
-def comment_body(item: Item) -> str:
-    """An inline comment: hidden markers first, the findings, then the ```suggestion."""
-    n = len(item.reports)
-    if item.suggestion is not None:
-        intro = f"**perfbot** suggests a fix for {_what(item)}"
-        intro += f" ({n} problem{'s' if n != 1 else ''}):" if n else ":"
-    else:
-        intro = f"**perfbot** found {n} problem{'s' if n != 1 else ''} here:"
-    parts = [_item_markers(item) + intro, "\n".join(_finding_lines(item))]
-    if not item.reports:
-        parts[1] = "- the other fixes in this file change these lines too"
-    if item.suggestion is not None:
-        parts.append(suggestion_block(item.suggestion))
-    return clamp_body("\n\n".join(p for p in parts if p) + "\n")
-
-
-def body_block(item: Item, link: str) -> str:
-    """An item for a review body or summary: a permalink, the findings, the suggested text as a
-    plain block (a ```suggestion only works in an inline comment)."""
-    lines = (
-        f"line {item.start_line}"
-        if item.start_line == item.end_line
-        else (f"lines {item.start_line}-{item.end_line}")
-    )
-    out = [f"**[`{md_text(item.path)}` {lines}]({link})**", "\n".join(_finding_lines(item))]
-    if item.suggestion is not None:
-        verb = "Replace those lines with:" if item.suggestion else "Delete those lines."
-        out.append(verb)
-        if item.suggestion:
-            out.append(_code_block(item.suggestion))
-    return "\n\n".join(p for p in out if p)
-
-
-def _resolved_body(body: str, state: str, sha: str) -> str:
-    """An old comment, marked resolved (its findings are gone) or outdated (a newer comment
-    replaces it); its suggestion becomes a plain block so it can no longer be committed."""
-    header, rest = _split_header(body)
-    header = _STATE.sub("", header).rstrip("\n")
-    rest = _SUGGESTION_FENCE.sub(lambda m: f"{m[1]}{m[2]}markdown", rest)
-    if state == "resolved":
-        note = f"**Resolved** in {sha[:7]}: perfbot no longer finds these problems."
-    else:
-        note = f"**Outdated** since {sha[:7]}: the lines changed; see perfbot's newer comment."
-    text = (
-        f"{header}\n<!-- perfbot:state={state} -->\n{note}\n\n"
-        f"<details><summary>Earlier comment</summary>\n\n{rest.strip()}\n\n</details>\n"
-    )
-    return clamp_body(text)
-
-
-def _split_header(body: str) -> tuple[str, str]:
-    """The leading hidden-marker lines of a body, and the rest. Only markers in the header
-    count: a README quoted in a suggestion cannot forge one."""
-    lines = body.splitlines(keepends=True)
-    i = 0
-    while i < len(lines) and _HEADER_LINE.match(lines[i]):
-        i += 1
-    return "".join(lines[:i]), "".join(lines[i:])
 
 
 # --------------------------------------------------------------------------------------------
@@ -622,147 +504,6 @@ class Publisher:
         if got is not None:
             self.out.summary = "updated"
             self.out.summary_url = got.get("html_url", "")
-
-
-# --------------------------------------------------------------------------------------------
-# Summaries
-
-
-def _where_text(it: Item | None, r: Report) -> str:
-    if it is None or not r.fixable:
-        return ""
-    return {
-        "inline": "inline suggestion",
-        "review": "in the review",
-        "summary": "below",
-    }.get(it.where, "`perfbot fix`")
-
-
-def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) -> str:
-    c = plan.counts()
-    n = c["findings"]
-    out: list[str] = []
-    out_of_scope = len(plan.reports) - n
-    if n == 0:
-        out.append("### perfbot: the README tables this pull request changes look right ✅")
-        if plan.errors:
-            out.append(f"{len(plan.errors)} file(s) could not be checked (see below).")
-    else:
-        files = len({r.path for r in plan.in_scope})
-        out.append(
-            f"### perfbot: {n} problem{'s' if n != 1 else ''} in the README tables of this "
-            "pull request"
-        )
-        out.append(
-            f"**{c['errors']} error{'s' if c['errors'] != 1 else ''} · {c['warnings']} "
-            f"warning{'s' if c['warnings'] != 1 else ''} · {c['info']} info** in {files} "
-            f"file{'s' if files != 1 else ''}; {c['fixable']} can be fixed mechanically."
-        )
-        by_item = {id(r): it for it in plan.items for r in it.reports}
-        rows = ["| severity | where | rule | problem | fix |", "|---|---|---|---|---|"]
-        shown = sorted(plan.in_scope, key=lambda r: (r.path, r.line, r.rule))
-        for r in shown[:200]:
-            link = env.blob_url(plan.repo, plan.head_sha, r.path, r.line, r.end_line)
-            rows.append(
-                f"| {r.severity} | [{_cell(r.path)}:{r.line}]({link}) | "
-                f"`{r.rule}` {r.slug} | {_cell(r.message)} | {_where_text(by_item.get(id(r)), r)} |"
-            )
-        if len(shown) > 200:
-            rows.append(f"| | | | … and {len(shown) - 200} more | |")
-        out.append("\n".join(rows))
-    more = [it for it in plan.items if it.in_scope and (it.where == "summary" or detail)]
-    more = [it for it in more if it.suggestion is not None or detail]
-    if more:
-        title = (
-            "Suggested fixes"
-            if detail
-            else f"{len(more)} more suggestion{'s' if len(more) != 1 else ''} "
-            "(over the limit of inline comments)"
-        )
-        blocks = []
-        size = 0
-        for it in more:
-            link = env.blob_url(plan.repo, plan.head_sha, it.path, it.start_line, it.end_line)
-            b = body_block(it, link)
-            if size + len(b) > 40_000:
-                blocks.append(f"… and {len(more) - len(blocks)} more: run `perfbot fix`.")
-                break
-            blocks.append(b)
-            size += len(b)
-        out.append(
-            f"<details><summary>{title}</summary>\n\n" + "\n\n".join(blocks) + "\n\n</details>"
-        )
-    if plan.errors:
-        out.append(
-            "Could not check:\n\n"
-            + "\n".join(f"- `{md_text(e.path)}`: {md_text(e.message)}" for e in plan.errors)
-        )
-    if n:
-        paths = sorted({r.path for r in plan.in_scope if r.fixable})
-        if paths:
-            cmd = "perfbot fix " + " ".join(shlex.quote(p) for p in paths)
-            if install:
-                cmd = f"{install}\n{cmd}"
-            out.append("**Fix everything locally:**\n\n" + _code_block(cmd, "sh"))
-    if out_of_scope:
-        out.append(
-            f"<sub>{out_of_scope} more finding{'s' if out_of_scope != 1 else ''} in these files "
-            f"{'are' if out_of_scope != 1 else 'is'} outside what this pull request changes "
-            f"(filter mode `{plan.mode.value}`); `perfbot check` lists "
-            f"{'them' if out_of_scope != 1 else 'it'}.</sub>"
-        )
-    return "\n\n".join(out)
-
-
-def summary_comment(
-    plan: Plan, env: CIEnv, *, reported: Iterable[str] = (), install: str | None = None
-) -> str:
-    """The sticky summary comment: its marker, the items already shown in a review body, counts
-    per severity, a table of what is wrong, and the command line that fixes everything."""
-    keys = " ".join(sorted(set(reported)))
-    head = f"{SUMMARY_MARKER}\n<!-- perfbot:reported={keys} -->\n"
-    text = _summary_core(plan, env, install=install, detail=False)
-    foot = f"\n\n<sub>perfbot · as of {plan.head_sha[:7]}</sub>\n"
-    return clamp_body(head + text + foot)
-
-
-def job_summary(plan: Plan | None, env: CIEnv, outcome: Outcome | None, notes: list[str]) -> str:
-    """Markdown for ``GITHUB_STEP_SUMMARY``: what the run did, then the summary with every
-    suggested fix (a fork's contributor finds them here when nothing could be posted)."""
-    out = ["## perfbot review"]
-    if plan is not None:
-        out.append(f"Pull request #{plan.number} at `{plan.head_sha[:7]}`: "
-                   f"{len(plan.files)} README(s) checked.")  # fmt: skip
-    if outcome is not None:
-        did = []
-        if outcome.read_only:
-            did.append(
-                f"Nothing was posted: {outcome.read_only}. The findings are in the annotations "
-                "and below."
-            )
-        else:
-            if outcome.posted_inline or outcome.posted_body:
-                review = f"[a review]({outcome.review_url})" if outcome.review_url else "a review"
-                did.append(
-                    f"Posted {review}: {outcome.posted_inline} inline comment(s), "
-                    f"{outcome.posted_body} in its body."
-                )
-            if outcome.skipped:
-                did.append(f"{outcome.skipped} comment(s) were already on the pull request.")
-            if outcome.resolved or outcome.outdated:
-                did.append(
-                    f"Marked {outcome.resolved} old comment(s) resolved and "
-                    f"{outcome.outdated} outdated."
-                )
-            if outcome.summary:
-                did.append(f"Summary comment {outcome.summary}.")
-        did.extend(f"Problem: {f}" for f in outcome.failures)
-        if did:
-            out.append("\n".join(f"- {d}" for d in did))
-    out.extend(notes)
-    if plan is not None:
-        out.append(_summary_core(plan, env, install=env.install_command(), detail=True))
-    return "\n\n".join(out) + "\n"
 
 
 # --------------------------------------------------------------------------------------------
