@@ -15,7 +15,7 @@ from .review_plan import Item, Plan, Report
 from .suggest import clamp_body, fence_length, marker, suggestion_block
 
 if TYPE_CHECKING:
-    from .review import Outcome
+    from .review_post import Outcome
 
 SUMMARY_MARKER = "<!-- perfbot:summary -->"
 _HEADER_LINE = re.compile(r"^\s*<!--.*-->\s*$")

@@ -1,0 +1,424 @@
+"""Posting a review (step 4 of the flow in :mod:`perfbot.github.review`): what perfbot posted
+before, and the :class:`Publisher` that posts only what is new: one review, old comments marked
+resolved or outdated, the sticky summary. Every request goes through :class:`~.client.Client`."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .client import Client, GitHubError, NetworkError, ReadOnlyError
+from .event import CIEnv
+from .review_plan import _SEVERITY_ORDER, Item, Plan
+from .review_render import (
+    _ITEM,
+    _REPORTED,
+    _RUN,
+    _STATE,
+    SUMMARY_MARKER,
+    _n,
+    _resolved_body,
+    _split_header,
+    body_block,
+    comment_body,
+    summary_comment,
+)
+from .suggest import clamp_body, find_markers
+
+BODY_BUDGET = 60_000  # review body: leave room under MAX_BODY for the header and the clamp note
+
+
+# --------------------------------------------------------------------------------------------
+# What is already there
+
+
+@dataclass
+class Posted:
+    """One of perfbot's earlier comments."""
+
+    id: int
+    node_id: str
+    body: str
+    path: str | None
+    fps: set[str]
+    key: str | None
+    state: str | None  # "resolved" / "outdated" / None (live)
+    reported: set[str] = field(default_factory=set)  # summary: items already in a review body
+
+
+def _parse_posted(c: dict[str, Any]) -> Posted:
+    body = c.get("body") or ""
+    header, _ = _split_header(body)
+    item = _ITEM.search(header)
+    state = _STATE.search(header)
+    rep = _REPORTED.search(header)
+    return Posted(
+        id=int(c["id"]),
+        node_id=str(c.get("node_id") or ""),
+        body=body,
+        path=c.get("path"),
+        fps=find_markers(header),
+        key=item[1] if item else None,
+        state=state[1] if state else None,
+        reported=set(rep[1].split()) if rep else set(),
+    )
+
+
+@dataclass
+class Existing:
+    comments: list[Posted] = field(default_factory=list)  # inline, perfbot's, with an item key
+    summary: Posted | None = None
+
+    @property
+    def live_keys(self) -> set[str]:
+        return {c.key for c in self.comments if c.key and c.state is None}
+
+    @classmethod
+    def load(cls, client: Client, number: int) -> Existing:
+        """2 requests (more for long PRs): review comments, issue comments. perfbot's comments
+        are those with its markers by a bot; or, run by hand with a personal token, by the
+        token's user (asked only then)."""
+        review = client.review_comments(number)
+        issue = client.issue_comments(number)
+        me: list[str | None] = []
+
+        def ours(c: dict[str, Any]) -> bool:
+            user = c.get("user") or {}
+            if user.get("type") == "Bot":
+                return True
+            if not me:
+                me.append(client.whoami())
+            return bool(me[0]) and user.get("login") == me[0]
+
+        out = cls()
+        for c in review:
+            header, _ = _split_header(c.get("body") or "")
+            if _ITEM.search(header) and ours(c):
+                out.comments.append(_parse_posted(c))
+        for c in issue:
+            header, _ = _split_header(c.get("body") or "")
+            if SUMMARY_MARKER in header and ours(c):
+                out.summary = _parse_posted(c)
+                break
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Post
+
+
+@dataclass
+class Outcome:
+    """What a run did, for the job summary and the messages."""
+
+    posted_inline: int = 0
+    posted_body: int = 0
+    skipped: int = 0  # already posted
+    resolved: int = 0
+    outdated: int = 0
+    summary: str = ""  # "created" / "updated" / "unchanged" / ""
+    read_only: str = ""  # why nothing could be written
+    failures: list[str] = field(default_factory=list)
+    review_url: str = ""
+    summary_url: str = ""
+
+
+class Publisher:
+    """Posts a :class:`Plan` to a pull request: one review, resolved comments, the summary.
+
+    Requests: review comments + issue comments (1 each per 100), then only what changes: 1 for
+    the review, 2 per comment whose findings are gone (edit + minimize), 1 for the summary (none
+    when it is unchanged).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        plan: Plan,
+        env: CIEnv,
+        *,
+        max_comments: int = 50,
+        install: str | None = None,
+        dry_run: bool = False,
+    ) -> None:
+        self.client = client
+        self.plan = plan
+        self.env = env
+        self.max_comments = max_comments
+        self.install = install
+        self.dry_run = dry_run
+        self.out = Outcome()
+        self.dry: list[dict[str, Any]] = []
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def _write(self, what: str, fn: Callable[[], Any], detail: dict[str, Any]) -> Any:
+        """One write; None once the token turned out read-only. A dry run records it."""
+        if self.out.read_only:
+            return None
+        if self.dry_run:
+            self.dry.append({"write": what, **detail})
+            return {}
+        try:
+            return fn()
+        except ReadOnlyError as e:
+            self.out.read_only = (
+                f"the token cannot write to this pull request ({e.message}); a pull request from "
+                "a fork gets a read-only token"
+            )
+            return None
+
+    def _post_once(
+        self,
+        what: str,
+        fn: Callable[[], Any],
+        landed: Callable[[], Any | None],
+        detail: dict[str, Any],
+    ) -> Any:
+        """A POST that GitHub may have carried out before failing with a 5xx or a lost answer:
+        look for it before posting again (once)."""
+        try:
+            return self._write(what, fn, detail)
+        except GitHubError as e:
+            if not (isinstance(e, NetworkError) or e.status >= 500):
+                raise
+            got = landed()
+            if got is not None:
+                return got
+            return self._write(what, fn, detail)
+
+    # --- the run ------------------------------------------------------------------------------
+
+    def publish(self, existing: Existing) -> Outcome:
+        plan, out = self.plan, self.out
+        live = existing.live_keys
+        reported = set(existing.summary.reported) if existing.summary else set()
+        shown = live | reported
+        todo = [it for it in plan.items if it.in_scope]
+        for it in todo:
+            if it.key in live:
+                it.where = "inline"
+            elif it.key in reported:
+                it.where = "review"
+        new = [it for it in todo if it.key not in shown]
+        out.skipped = len(todo) - len(new)
+        inline = [it for it in new if it.anchor is not None]
+        body = [it for it in new if it.anchor is None]
+        inline.sort(key=lambda it: (_SEVERITY_ORDER.get(it.severity, 9), it.path, it.start_line))
+        over = inline[self.max_comments :]
+        inline = sorted(inline[: self.max_comments], key=lambda it: (it.path, it.start_line))
+        body, more = self._fit_body(body)
+        for it in over + more:
+            it.where = "summary"
+        if inline or body:
+            self._review(inline, body)
+        self._resolve(existing)
+        self._summary(existing, reported)
+        return out
+
+    def _fit_body(self, items: list[Item]) -> tuple[list[Item], list[Item]]:
+        size = 0
+        fit: list[Item] = []
+        rest: list[Item] = []
+        for it in sorted(items, key=lambda it: (it.path, it.start_line)):
+            block = len(self._block(it)) + 2
+            if size + block > BODY_BUDGET:
+                rest.append(it)
+            else:
+                fit.append(it)
+                size += block
+        return fit, rest
+
+    def _block(self, it: Item) -> str:
+        p = self.plan
+        link = self.env.blob_url(p.repo, p.head_sha, it.path, it.start_line, it.end_line)
+        return body_block(it, link)
+
+    def _review_body(self, inline: list[Item], body: list[Item], key: str, note: str = "") -> str:
+        c = self.plan.counts()
+        n = c["findings"]
+        head = f"<!-- perfbot:review={key} -->\n"
+        text = (
+            "**perfbot** checked the README tables this pull request changes: "
+            f"{_n(n, 'problem')} ({_n(c['errors'], 'error')}, {_n(c['warnings'], 'warning')}, "
+            f"{c['info']} info)."
+        )
+        if inline:
+            text += (
+                " Each comment below suggests the fix: press **Commit suggestion**, or add them to "
+                "a batch and commit them together."
+            )
+        if note:
+            text += "\n\n" + note
+        if body:
+            text += (
+                "\n\nGitHub takes comments only on lines in the diff; these fixes are for other "
+                "lines:\n\n" + "\n\n".join(self._block(it) for it in body)
+            )
+        text += "\n\nThe summary comment on this pull request lists every problem."
+        return clamp_body(head + text + "\n")
+
+    def _review(self, inline: list[Item], body: list[Item]) -> None:
+        plan, client = self.plan, self.client
+        key = hashlib.sha256(
+            (plan.head_sha + "".join(sorted(it.key for it in inline + body))).encode()
+        ).hexdigest()[:16]
+
+        def comments(items: list[Item]) -> list[dict[str, Any]]:
+            out = []
+            for it in items:
+                assert it.anchor is not None
+                a, b = it.anchor
+                c: dict[str, Any] = {"path": it.path, "line": b, "side": "RIGHT"}
+                if a < b:
+                    c.update(start_line=a, start_side="RIGHT")
+                c["body"] = comment_body(it)
+                out.append(c)
+            return out
+
+        def landed() -> Any | None:
+            for rv in reversed(client.reviews(plan.number)):
+                m = _RUN.search(rv.get("body") or "")
+                if m and m[1] == key:
+                    return rv
+            return None
+
+        def attempt(inl: list[Item], bod: list[Item], note: str = "") -> Any:
+            text = self._review_body(inl, bod, key, note)
+            cs = comments(inl)
+            return self._post_once(
+                "review",
+                lambda: client.create_review(plan.number, plan.head_sha, text, cs),
+                landed,
+                {"commit_id": plan.head_sha, "body": text, "comments": cs},
+            )
+
+        try:
+            rv = attempt(inline, body)
+        except GitHubError as e:
+            if e.status != 422 or not inline:
+                self.out.failures.append(f"could not post the review: {e}")
+                return
+            note = (
+                "GitHub refused inline comments on some of these lines, so every fix is below "
+                "instead."
+            )
+            moved = sorted(body + inline, key=lambda it: (it.path, it.start_line))
+            body, more = self._fit_body(moved)
+            for it in more:
+                it.where = "summary"
+            inline = []
+            try:
+                rv = attempt([], body, note)
+            except GitHubError as e2:
+                self.out.failures.append(f"could not post the review: {e2}")
+                return
+        if rv is None:  # read-only
+            return
+        for it in inline:
+            it.where = "inline"
+        for it in body:
+            it.where = "review"
+        self.out.posted_inline = len(inline)
+        self.out.posted_body = len(body)
+        self.out.review_url = (rv or {}).get("html_url", "")
+
+    def _resolve(self, existing: Existing) -> None:
+        """Old comments: resolved when none of their findings is left, outdated when a newer
+        comment (inline or in a review body) shows their findings; else kept."""
+        plan = self.plan
+        keys = {it.key for it in plan.items}
+        fps = {r.fp for r in plan.reports}
+        shown = {fp for it in plan.items if it.where in ("inline", "review") for fp in it.fps}
+        unknown = {e.path for e in plan.errors}  # files we could not read: leave them alone
+        for c in existing.comments:
+            if c.state is not None or c.path in unknown:
+                continue
+            if c.key in keys:
+                continue
+            if c.fps & fps:
+                if not c.fps & shown:
+                    continue  # still true and nothing newer shows it: keep it
+                state, classifier = "outdated", "OUTDATED"
+            else:
+                state, classifier = "resolved", "RESOLVED"
+            if not self._mark(c, state, classifier):
+                return
+            if state == "resolved":
+                self.out.resolved += 1
+            else:
+                self.out.outdated += 1
+
+    def _mark(self, c: Posted, state: str, classifier: str) -> bool:
+        body = _resolved_body(c.body, state, self.plan.head_sha)
+        try:
+            done = self._write(
+                "edit_review_comment",
+                lambda: self.client.edit_review_comment(c.id, body),
+                {"id": c.id, "body": body},
+            )
+        except GitHubError as e:
+            self.out.failures.append(f"could not mark an old comment {state}: {e}")
+            return False
+        if done is None:
+            return False
+        if c.node_id:
+            # the edit says it already: a failed minimize (say, GHES without it) is fine
+            with contextlib.suppress(GitHubError):
+                self._write(
+                    "minimize_comment",
+                    lambda: self.client.minimize_comment(c.node_id, classifier),
+                    {"node_id": c.node_id, "classifier": classifier},
+                )
+        return True
+
+    def _summary(self, existing: Existing, reported_before: set[str]) -> None:
+        plan = self.plan
+        keys = {it.key for it in plan.items}
+        reported = {k for k in reported_before if k in keys}
+        reported |= {it.key for it in plan.items if it.where == "review"}
+        body = summary_comment(plan, self.env, reported=reported, install=self.install)
+        old = existing.summary
+        if old is None:
+            if not plan.in_scope:
+                return  # nothing to say and nothing said before: no noise
+            client = self.client
+
+            def landed() -> Any | None:
+                for c in reversed(client.issue_comments(plan.number)):
+                    if (c.get("body") or "") == body:
+                        return c
+                return None
+
+            try:
+                got = self._post_once(
+                    "create_issue_comment",
+                    lambda: client.create_issue_comment(plan.number, body),
+                    landed,
+                    {"body": body},
+                )
+            except GitHubError as e:
+                self.out.failures.append(f"could not post the summary comment: {e}")
+                return
+            if got is not None:
+                self.out.summary = "created"
+                self.out.summary_url = got.get("html_url", "")
+            return
+        if old.body == body:
+            self.out.summary = "unchanged"
+            return
+        try:
+            got = self._write(
+                "edit_issue_comment",
+                lambda: self.client.edit_issue_comment(old.id, body),
+                {"id": old.id, "body": body},
+            )
+        except GitHubError as e:
+            self.out.failures.append(f"could not update the summary comment: {e}")
+            return
+        if got is not None:
+            self.out.summary = "updated"
+            self.out.summary_url = got.get("html_url", "")
