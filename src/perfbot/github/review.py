@@ -37,6 +37,11 @@ Forks: ``perfbot review --findings-out f.json`` in the unprivileged ``pull_reque
 plan as data; ``perfbot post --findings f.json`` in a ``workflow_run`` job (write token) reads it
 as untrusted input (:class:`FindingsFile`, pydantic, strict), checks it against the PR (its head
 sha, its files, perfbot's rules), recomputes fingerprints, scope and diff lines itself, and posts.
+
+This module holds the two commands; the steps live in :mod:`.review_read` (1),
+:mod:`.review_plan` (2 and 3), :mod:`.review_post` (4), :mod:`.review_render` (the text of every
+comment and summary) and :mod:`.findings_file` (forks). Their names that tests and callers use are
+re-exported here.
 """
 
 from __future__ import annotations
@@ -47,23 +52,22 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from ..config import Config, ConfigError, config_for, load_config
-from ..engine import FileResult, at_or_above, check_source
+from ..engine import FileResult, at_or_above
 from ..registry import get_rule
-from ..source import MAX_BYTES, FileError, Source, decode, read_source
 from .client import Client, GitHubError, NetworkError
 from .diff import FilterMode, hunks_by_path
-from .event import CIEnv, EventError, PullRequestInfo, in_github_actions, workspace_head
+from .event import CIEnv, EventError, PullRequestInfo, in_github_actions
 from .findings_file import FindingsFile, from_file, to_file
 from .review_plan import FilePlan, Item, Plan, Report, decide, fix_with_map, plan_file
 from .review_post import Existing, Outcome, Publisher
 from .review_post import _parse_posted as _parse_posted
+from .review_read import build_plan
 from .review_render import _resolved_body as _resolved_body
 from .review_render import comment_body, job_summary, md_text, summary_comment
 
@@ -76,6 +80,7 @@ __all__ = [
     "Plan",
     "Publisher",
     "Report",
+    "build_plan",
     "comment_body",
     "decide",
     "fix_with_map",
@@ -94,136 +99,6 @@ FAIL_ON = ("error", "warning", "info", "never")
 
 
 # --------------------------------------------------------------------------------------------
-# Reading the PR's READMEs
-
-
-def _source_from_bytes(path: str, data: bytes) -> Source | FileError:
-    if len(data) > MAX_BYTES:
-        return FileError(path, f"file is {len(data) / 1e6:.1f} MB; perfbot reads at most "
-                               f"{MAX_BYTES / 1e6:.0f} MB")  # fmt: skip
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return FileError(path, "looks like a binary file (NUL bytes), not Markdown")
-    text, bom, enc, notes = decode(data)
-    src = Source.from_text(text, path=path, bom=bom, encoding=enc)
-    src.notes.extend(notes)
-    return src
-
-
-@dataclass
-class _Reader:
-    client: Client
-    pr: PullRequestInfo
-    workspace: str | None
-    config_path: str | None
-    paths: list[str]
-    from_workspace: bool = False
-
-    def __post_init__(self) -> None:
-        if self.workspace:
-            head = workspace_head(self.workspace)
-            self.from_workspace = head is not None and head == self.pr.head_sha.lower()
-
-    def config(self, path: str) -> tuple[Config, str]:
-        """(config, the path relative to the config's folder). Raises ConfigError."""
-        if self.workspace and os.path.isdir(self.workspace):
-            full = os.path.join(self.workspace, path)
-            config, found = config_for(full, self.config_path)
-            base = str(found.parent) if found is not None else self.workspace
-            if self.config_path is not None:
-                base = self.workspace
-            return config, os.path.relpath(os.path.abspath(full), os.path.abspath(base))
-        if self.config_path:
-            return load_config(self.config_path), path
-        return Config(), path
-
-    def decide(self, path: str, config: Config, rel: str) -> bool | None:
-        """True: check; False: skip; None: check if it holds a model table (and is a README)."""
-        if self.paths and Config(paths=self.paths).is_model_readme(path) is not True:
-            return False
-        decision = config.is_model_readme(rel)
-        if decision is False:
-            return False
-        if self.paths:
-            return True
-        if decision is None:
-            name = path.rsplit("/", 1)[-1].lower()
-            if not (name.startswith("readme") and name.endswith(".md")):
-                return False
-        return decision
-
-    def read(self, path: str) -> Source | FileError:
-        if self.from_workspace:
-            assert self.workspace is not None
-            full = os.path.join(self.workspace, path)
-            root = os.path.realpath(self.workspace)
-            if os.path.islink(full) or not os.path.realpath(full).startswith(root + os.sep):
-                return FileError(path, "is a symbolic link or outside the checkout; not read")
-            src = read_source(full)
-            if isinstance(src, FileError):
-                return FileError(path, src.message)
-            src.path = path
-            return src
-        try:
-            data = self.client.file_content(path, self.pr.head_sha)
-        except NetworkError:
-            raise
-        except GitHubError as e:
-            return FileError(path, f"cannot read it at {self.pr.head_sha[:7]}: {e}")
-        return _source_from_bytes(path, data)
-
-
-def build_plan(
-    client: Client,
-    repo: str,
-    pr: PullRequestInfo,
-    files: list[dict[str, Any]],
-    *,
-    workspace: str | None,
-    config_path: str | None,
-    paths: list[str],
-    mode: FilterMode,
-) -> Plan:
-    reader = _Reader(client, pr, workspace, config_path, paths)
-    plan = Plan(repo, pr.number, pr.head_sha, mode=mode)
-    hunks = hunks_by_path(files)
-    bad_configs: set[str] = set()
-    for f in files:
-        path = f["filename"]
-        if f.get("status") == "removed":
-            continue
-        try:
-            config, rel = reader.config(path)
-        except ConfigError as e:
-            msg = str(e)
-            if msg not in bad_configs:
-                bad_configs.add(msg)
-                plan.errors.append(FileError(path, msg))
-            continue
-        decision = reader.decide(path, config, rel)
-        if decision is False:
-            continue
-        src = reader.read(path)
-        if isinstance(src, FileError):
-            plan.errors.append(src)
-            continue
-        result = check_source(src, config, require_model_tables=decision is None)
-        if decision is None and not result.has_model_tables:
-            continue
-        fplan = plan_file(result, config)
-        lenient = f.get("patch") is None and int(f.get("changes") or 0) > 0
-        decide(fplan, hunks.get(path, []), mode, lenient=lenient)
-        plan.files.append(fplan)
-        plan.results.append(result)
-    return plan
-
-
-def _patterns(value: str | None) -> list[str]:
-    if not value:
-        return []
-    return [p.strip() for p in re.split(r"[,\n]", value) if p.strip()]
-
-
-# --------------------------------------------------------------------------------------------
 # Commands
 
 
@@ -233,6 +108,12 @@ class _Fatal(Exception):
 
 def _opt(value: str) -> str | None:
     return value.strip() or None
+
+
+def _patterns(value: str | None) -> list[str]:
+    if not value:
+        return []
+    return [p.strip() for p in re.split(r"[,\n]", value) if p.strip()]
 
 
 def _max_comments(value: str) -> int | None:
