@@ -19,14 +19,14 @@ from .review_render import (
     _RUN,
     _STATE,
     SUMMARY_MARKER,
-    _n,
     _resolved_body,
     _split_header,
-    body_block,
     comment_body,
+    item_block,
+    review_body,
     summary_comment,
 )
-from .suggest import clamp_body, find_markers
+from .suggest import find_markers
 
 BODY_BUDGET = 60_000  # review body: leave room under MAX_BODY for the header and the clamp note
 
@@ -224,42 +224,13 @@ class Publisher:
         fit: list[Item] = []
         rest: list[Item] = []
         for it in sorted(items, key=lambda it: (it.path, it.start_line)):
-            block = len(self._block(it)) + 2
+            block = len(item_block(self.plan, self.env, it)) + 2
             if size + block > BODY_BUDGET:
                 rest.append(it)
             else:
                 fit.append(it)
                 size += block
         return fit, rest
-
-    def _block(self, it: Item) -> str:
-        p = self.plan
-        link = self.env.blob_url(p.repo, p.head_sha, it.path, it.start_line, it.end_line)
-        return body_block(it, link)
-
-    def _review_body(self, inline: list[Item], body: list[Item], key: str, note: str = "") -> str:
-        c = self.plan.counts()
-        n = c["findings"]
-        head = f"<!-- perfbot:review={key} -->\n"
-        text = (
-            "**perfbot** checked the README tables this pull request changes: "
-            f"{_n(n, 'problem')} ({_n(c['errors'], 'error')}, {_n(c['warnings'], 'warning')}, "
-            f"{c['info']} info)."
-        )
-        if inline:
-            text += (
-                " Each comment below suggests the fix: press **Commit suggestion**, or add them to "
-                "a batch and commit them together."
-            )
-        if note:
-            text += "\n\n" + note
-        if body:
-            text += (
-                "\n\nGitHub takes comments only on lines in the diff; these fixes are for other "
-                "lines:\n\n" + "\n\n".join(self._block(it) for it in body)
-            )
-        text += "\n\nThe summary comment on this pull request lists every problem."
-        return clamp_body(head + text + "\n")
 
     def _review(self, inline: list[Item], body: list[Item]) -> None:
         plan, client = self.plan, self.client
@@ -287,7 +258,7 @@ class Publisher:
             return None
 
         def attempt(inl: list[Item], bod: list[Item], note: str = "") -> Any:
-            text = self._review_body(inl, bod, key, note)
+            text = review_body(plan, self.env, inl, bod, key, note)
             cs = comments(inl)
             return self._post_once(
                 "review",

@@ -128,6 +128,41 @@ def body_block(item: Item, link: str) -> str:
     return "\n\n".join(p for p in out if p)
 
 
+def item_block(plan: Plan, env: CIEnv, item: Item) -> str:
+    """:func:`body_block` with the permalink to the item's lines at the plan's head commit."""
+    link = env.blob_url(plan.repo, plan.head_sha, item.path, item.start_line, item.end_line)
+    return body_block(item, link)
+
+
+def review_body(
+    plan: Plan, env: CIEnv, inline: list[Item], body: list[Item], key: str, note: str = ""
+) -> str:
+    """The review's body: its marker (``key``: the review's identity, for a retry to find it),
+    the counts, ``note``, and the ``body`` items GitHub takes no inline comment on."""
+    c = plan.counts()
+    n = c["findings"]
+    head = f"<!-- perfbot:review={key} -->\n"
+    text = (
+        "**perfbot** checked the README tables this pull request changes: "
+        f"{_n(n, 'problem')} ({_n(c['errors'], 'error')}, {_n(c['warnings'], 'warning')}, "
+        f"{c['info']} info)."
+    )
+    if inline:
+        text += (
+            " Each comment below suggests the fix: press **Commit suggestion**, or add them to "
+            "a batch and commit them together."
+        )
+    if note:
+        text += "\n\n" + note
+    if body:
+        text += (
+            "\n\nGitHub takes comments only on lines in the diff; these fixes are for other "
+            "lines:\n\n" + "\n\n".join(item_block(plan, env, it) for it in body)
+        )
+    text += "\n\nThe summary comment on this pull request lists every problem."
+    return clamp_body(head + text + "\n")
+
+
 def _resolved_body(body: str, state: str, sha: str) -> str:
     """An old comment, marked resolved (its findings are gone) or outdated (a newer comment
     replaces it); its suggestion becomes a plain block so it can no longer be committed."""
@@ -213,8 +248,7 @@ def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) 
         blocks = []
         size = 0
         for it in more:
-            link = env.blob_url(plan.repo, plan.head_sha, it.path, it.start_line, it.end_line)
-            b = body_block(it, link)
+            b = item_block(plan, env, it)
             if size + len(b) > 40_000:
                 blocks.append(f"… and {len(more) - len(blocks)} more: run `perfbot fix`.")
                 break
