@@ -155,8 +155,39 @@ class Publisher:
 
     # --- writes -------------------------------------------------------------------------------
 
-    def _write(self, what: str, fn: Callable[[], Any], detail: dict[str, Any]) -> Any:
-        """One write; None once the token turned out read-only. A dry run records it."""
+    def _write(
+        self,
+        what: str,
+        fn: Callable[[], Any],
+        detail: dict[str, Any],
+        *,
+        landed: Callable[[], Any | None] | None = None,
+        failure: str | None = None,
+    ) -> Any:
+        """Every write goes through here: ``fn()`` (a dry run records ``what`` and ``detail``
+        instead); None once the token turned out read-only.
+
+        ``landed``: for a POST that GitHub may have carried out before failing with a 5xx or a
+        lost answer, it looks for what the first attempt made, before posting again (once).
+        ``failure``: what could not be done when GitHub refuses, then one of the run's failures
+        and None (see :meth:`_failing`); without it the :class:`GitHubError` is raised.
+        """
+
+        def send() -> Any:
+            try:
+                return self._send(what, fn, detail)
+            except GitHubError as e:
+                if landed is None or not (isinstance(e, NetworkError) or e.status >= 500):
+                    raise
+                got = landed()
+                if got is not None:
+                    return got
+                return self._send(what, fn, detail)
+
+        return send() if failure is None else self._failing(failure, send)
+
+    def _send(self, what: str, fn: Callable[[], Any], detail: dict[str, Any]) -> Any:
+        """One request; None once the token turned out read-only. A dry run records it."""
         if self.out.read_only:
             return None
         if self.dry_run:
@@ -171,24 +202,14 @@ class Publisher:
             )
             return None
 
-    def _post_once(
-        self,
-        what: str,
-        fn: Callable[[], Any],
-        landed: Callable[[], Any | None],
-        detail: dict[str, Any],
-    ) -> Any:
-        """A POST that GitHub may have carried out before failing with a 5xx or a lost answer:
-        look for it before posting again (once)."""
+    def _failing(self, failure: str, write: Callable[[], Any]) -> Any:
+        """``write()``; if GitHub refuses it, the run's failures say "could not <failure>: <why>"
+        and the result is None, as when the token is read-only."""
         try:
-            return self._write(what, fn, detail)
+            return write()
         except GitHubError as e:
-            if not (isinstance(e, NetworkError) or e.status >= 500):
-                raise
-            got = landed()
-            if got is not None:
-                return got
-            return self._write(what, fn, detail)
+            self.out.failures.append(f"could not {failure}: {e}")
+            return None
 
     # --- the run ------------------------------------------------------------------------------
 
@@ -260,19 +281,21 @@ class Publisher:
         def attempt(inl: list[Item], bod: list[Item], note: str = "") -> Any:
             text = review_body(plan, self.env, inl, bod, key, note)
             cs = comments(inl)
-            return self._post_once(
+            return self._write(
                 "review",
                 lambda: client.create_review(plan.number, plan.head_sha, text, cs),
-                landed,
                 {"commit_id": plan.head_sha, "body": text, "comments": cs},
+                landed=landed,
             )
 
-        try:
-            rv = attempt(inline, body)
-        except GitHubError as e:
-            if e.status != 422 or not inline:
-                self.out.failures.append(f"could not post the review: {e}")
-                return
+        def post() -> Any:
+            nonlocal inline, body
+            try:
+                return attempt(inline, body)
+            except GitHubError as e:
+                if e.status != 422 or not inline:
+                    raise
+            # a line GitHub will not comment on: once more, every inline comment in the body
             note = (
                 "GitHub refused inline comments on some of these lines, so every fix is below "
                 "instead."
@@ -282,12 +305,10 @@ class Publisher:
             for it in more:
                 it.where = "summary"
             inline = []
-            try:
-                rv = attempt([], body, note)
-            except GitHubError as e2:
-                self.out.failures.append(f"could not post the review: {e2}")
-                return
-        if rv is None:  # read-only
+            return attempt([], body, note)
+
+        rv = self._failing("post the review", post)
+        if rv is None:  # read-only, or GitHub refused
             return
         for it in inline:
             it.where = "inline"
@@ -325,15 +346,12 @@ class Publisher:
 
     def _mark(self, c: Posted, state: str, classifier: str) -> bool:
         body = _resolved_body(c.body, state, self.plan.head_sha)
-        try:
-            done = self._write(
-                "edit_review_comment",
-                lambda: self.client.edit_review_comment(c.id, body),
-                {"id": c.id, "body": body},
-            )
-        except GitHubError as e:
-            self.out.failures.append(f"could not mark an old comment {state}: {e}")
-            return False
+        done = self._write(
+            "edit_review_comment",
+            lambda: self.client.edit_review_comment(c.id, body),
+            {"id": c.id, "body": body},
+            failure=f"mark an old comment {state}",
+        )
         if done is None:
             return False
         if c.node_id:
@@ -364,16 +382,13 @@ class Publisher:
                         return c
                 return None
 
-            try:
-                got = self._post_once(
-                    "create_issue_comment",
-                    lambda: client.create_issue_comment(plan.number, body),
-                    landed,
-                    {"body": body},
-                )
-            except GitHubError as e:
-                self.out.failures.append(f"could not post the summary comment: {e}")
-                return
+            got = self._write(
+                "create_issue_comment",
+                lambda: client.create_issue_comment(plan.number, body),
+                {"body": body},
+                landed=landed,
+                failure="post the summary comment",
+            )
             if got is not None:
                 self.out.summary = "created"
                 self.out.summary_url = got.get("html_url", "")
@@ -381,15 +396,12 @@ class Publisher:
         if old.body == body:
             self.out.summary = "unchanged"
             return
-        try:
-            got = self._write(
-                "edit_issue_comment",
-                lambda: self.client.edit_issue_comment(old.id, body),
-                {"id": old.id, "body": body},
-            )
-        except GitHubError as e:
-            self.out.failures.append(f"could not update the summary comment: {e}")
-            return
+        got = self._write(
+            "edit_issue_comment",
+            lambda: self.client.edit_issue_comment(old.id, body),
+            {"id": old.id, "body": body},
+            failure="update the summary comment",
+        )
         if got is not None:
             self.out.summary = "updated"
             self.out.summary_url = got.get("html_url", "")
