@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..source import FileError
-from .review_plan import FilePlan, Item, Plan, Report
+from .review_plan import FilePlan, Item, Plan, Report, report_fields
 from .suggest import MAX_BODY
 
 FILE_VERSION = 1
@@ -93,21 +93,9 @@ def to_file(plan: Plan) -> FindingsFile:
     findings: list[FindingRecord] = []
     for r in plan.reports:
         index[id(r)] = len(findings)
-        findings.append(
-            FindingRecord(
-                path=r.path,
-                line=r.line,
-                end_line=r.end_line,
-                rule=r.rule,
-                slug=r.slug,
-                severity=r.severity,  # type: ignore[arg-type]
-                message=r.message[:4000],
-                fixable=r.fixable,
-                table_key=r.table_key,
-                row_key=r.row_key,
-                table_lines=r.table_lines,
-            )
-        )
+        fields = report_fields(r)
+        fields["message"] = r.message[:4000]
+        findings.append(FindingRecord(**fields, table_lines=r.table_lines))
     items = [
         ItemRecord(
             path=it.path,
@@ -133,22 +121,7 @@ def to_file(plan: Plan) -> FindingsFile:
 
 def from_file(data: FindingsFile) -> tuple[list[FilePlan], list[FileError]]:
     """Plans rebuilt from a validated file (fingerprints are recomputed from the fields)."""
-    reports = [
-        Report(
-            path=f.path,
-            line=f.line,
-            end_line=f.end_line,
-            rule=f.rule,
-            slug=f.slug,
-            severity=f.severity,
-            message=f.message,
-            fixable=f.fixable,
-            table_key=f.table_key,
-            row_key=f.row_key,
-            table_lines=f.table_lines,
-        )
-        for f in data.findings
-    ]
+    reports = [Report(**report_fields(f), table_lines=f.table_lines) for f in data.findings]
     plans = {p: FilePlan(p, [], []) for p in data.checked}
     for r in reports:
         plans[r.path].reports.append(r)

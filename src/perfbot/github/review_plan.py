@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from ..config import Config
 from ..engine import MAX_FIX_PASSES, Context, FileResult, check_source
@@ -45,6 +45,26 @@ class Report:
     @property
     def fp(self) -> str:
         return fingerprint(self.path, self.table_key, self.row_key, self.rule)
+
+
+# what a Report has in common with a Finding and with a record of the findings file
+REPORT_FIELDS = (
+    "path",
+    "line",
+    "end_line",
+    "rule",
+    "slug",
+    "severity",
+    "message",
+    "fixable",
+    "table_key",
+    "row_key",
+)
+
+
+def report_fields(obj: Any) -> dict[str, Any]:
+    """The :data:`REPORT_FIELDS` of a :class:`Report`, a ``Finding`` or a ``FindingRecord``."""
+    return {name: getattr(obj, name) for name in REPORT_FIELDS}
 
 
 ItemKind = Literal["row", "table", "lines"]
@@ -159,19 +179,10 @@ def fix_with_map(src: Source, config: Config) -> tuple[str, list[tuple[int, int]
 
 
 def _report(f: Finding, tables: dict[int, tuple[int, int]]) -> Report:
-    return Report(
-        path=f.path,
-        line=f.line,
-        end_line=max(f.end_line, f.line),
-        rule=f.rule,
-        slug=f.slug,
-        severity=f.severity,
-        message=f.message,
-        fixable=f.fixable,
-        table_key=f.table_key,
-        row_key=f.row_key,
-        table_lines=tables.get(f.table) if f.table is not None else None,
-    )
+    fields = report_fields(f)
+    fields["end_line"] = max(f.end_line, f.line)
+    table_lines = tables.get(f.table) if f.table is not None else None
+    return Report(**fields, table_lines=table_lines)
 
 
 def plan_file(result: FileResult, config: Config | None = None) -> FilePlan:
