@@ -284,3 +284,14 @@ def test_coloured_crlf_mindyolo_log():
         "\x1b[32m2024-06-01 10:00:00\x1b[0m [INFO] Epoch 1/1, Step 10/10, step time: 100.00 ms\r\n"
     )
     approx(parse(text), [(5, 0.9, 5), (10, 0.1, 5)])
+
+
+@pytest.mark.parametrize("bad", ["inf", "-inf", "1e400", "nan"])
+def test_result_files_skip_infinite_step_cells(bad: str):
+    text = (
+        f"{'step':<7}\t{'loss':<10}\ttrain_time(s)\n"
+        f"{1:<7}\t{0.5:<10.6f}\t{12.5:<13.3f}\n"
+        f"{bad:<7}\t{0.5:<10.6f}\t{0.25:<13.3f}\n"
+        f"{3:<7}\t{0.5:<10.6f}\t{0.25:<13.3f}\n"
+    )
+    approx(parse(text, "perf_recorder"), [(1, 12.5, 1), (3, 0.25, 1)])

@@ -193,7 +193,7 @@ def _result_rows(
             continue
         try:
             number = int(float(fields[i_key]))
-        except ValueError:
+        except (ValueError, OverflowError):  # "abc", or "inf" / "1e400" in a step cell
             continue
         seconds = _f(fields[i_time])
         if seconds is not None:
