@@ -157,6 +157,8 @@ _SENTENCE_HINT = re.compile(
     r"|(?:performance|speed|results?)\s+(?:are\s+|is\s+)?tested)\s+on\b"
     r"|实验在"
 )
+# a cheap look before _SENTENCE_HINT: one of the verbs it needs
+_SENTENCE_QUICK = re.compile(r"(?i)tested|conducted|measured|\brun\s|实验在")
 _DEVICE = re.compile(
     r"(?i)\[?(?P<d>910\s*\*|910\s*b\d?|atlas\s+800[ti]\s+a2|atlas\s+a2|910a?|910)\]?"
     r"(?:\s+(?:machines?|chips?|npus?|servers?))?"
@@ -291,7 +293,9 @@ class _Builder:
                 shifted = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
                 self.raw_tables.append((shifted, len(self.doc.headings), in_html))
             elif t == "paragraph":
-                if not _SENTENCE_HINT.search(self.text, a, b):
+                if not _SENTENCE_QUICK.search(self.text, a, b) or not _SENTENCE_HINT.search(
+                    self.text, a, b
+                ):
                     continue
                 first = self.line_of(a)
                 last = self.line_of(max(a, b - 1))

@@ -83,6 +83,12 @@ def _rebuild(path: str, text: str, bom: bytes, encoding: str, notes: list[str]) 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:
     """Split into line contents and endings; ``"".join(l + e)`` gives ``text`` back."""
+    if "\r" not in text:  # the common case, without a regex
+        lines = text.split("\n")
+        if len(lines) > 1 and lines[-1] == "":
+            lines.pop()
+            return lines, ["\n"] * len(lines)
+        return lines, ["\n"] * (len(lines) - 1) + [""]
     lines: list[str] = []
     eols: list[str] = []
     for m in _LINE.finditer(text):

@@ -57,10 +57,12 @@ class Schema:
     columns: dict[str, Column]
     _lookup: dict[str, tuple[Column, How, float, str | None]] = field(default_factory=dict)
     _keys: dict[str, str] = field(default_factory=dict)  # header text -> header_key, memoised
+    _headers: dict[tuple[str, ...], list[Resolved]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._lookup = {}
         self._keys = {}
+        self._headers = {}
         for c in self.columns.values():
             self._add(c)
 
@@ -85,7 +87,12 @@ class Schema:
         return Resolved(index, text, col, how, scale, unit)
 
     def resolve_header(self, texts: list[str]) -> list[Resolved]:
-        return [self.resolve(i, t) for i, t in enumerate(texts)]
+        """What each header cell means (memoised: tables repeat their headers)."""
+        key = tuple(texts)
+        found = self._headers.get(key)
+        if found is None:
+            found = self._headers[key] = [self.resolve(i, t) for i, t in enumerate(texts)]
+        return list(found)
 
     def with_columns(self, extra: list[Column], aliases: dict[str, list[str]]) -> Schema:
         cols = dict(self.columns)
