@@ -387,3 +387,13 @@ def test_html_block_with_pipes_is_not_parsed_forever(html: str) -> None:
     d = doc(f"# DiT\n\n{html}")
     assert d.tables == []
     assert check_source(Source.from_text(html)).findings == []
+
+
+def test_sentence_found_when_lower_casing_changes_the_text_length() -> None:
+    # "İ" lower-cases to two characters: the cheap look must not shift offsets
+    text = (
+        "İİİ\n\nExperiments are conducted on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
+        "| model name | s/step |\n|:-:|:-:|\n| a | 1.00 |\n"
+    )
+    table = parse_document(Source.from_text(text)).tables[0]
+    assert table.sentence is not None and table.sentence.line == 3

@@ -157,8 +157,9 @@ _SENTENCE_HINT = re.compile(
     r"|(?:performance|speed|results?)\s+(?:are\s+|is\s+)?tested)\s+on\b"
     r"|实验在"
 )
-# a cheap look before _SENTENCE_HINT: one of the verbs it needs
-_SENTENCE_QUICK = re.compile(r"(?i)tested|conducted|measured|\brun\s|实验在")
+# a cheap look before _SENTENCE_HINT: one of the words it needs
+_SENTENCE_WORDS = ("tested", "conducted", "measured", "run", "实验在")
+_SENTENCE_QUICK = re.compile(r"(?i)tested|conducted|measured|run|实验在")
 _DEVICE = re.compile(
     r"(?i)\[?(?P<d>910\s*\*|910\s*b\d?|atlas\s+800[ti]\s+a2|atlas\s+a2|910a?|910)\]?"
     r"(?:\s+(?:machines?|chips?|npus?|servers?))?"
@@ -261,6 +262,9 @@ class _Builder:
         self.src = src
         self.spec = spec
         self.text = src.normalized() + "\n"
+        lower = self.text.lower()
+        # for cheap substring looks; a few characters change length when lower-cased
+        self.lower = lower if len(lower) == len(self.text) else None
         self.starts = [0]
         pos = 0
         for ln in src.lines:
@@ -269,6 +273,12 @@ class _Builder:
         self.doc = Document(path=src.path)
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
         self.paths: list[tuple[Heading, ...]] = [()]  # section_at(n), for n = 0, 1, ...
+
+    def may_hold_sentence(self, a: int, b: int) -> bool:
+        if self.lower is None:
+            return _SENTENCE_QUICK.search(self.text, a, b) is not None
+        chunk = self.lower[a:b]
+        return any(w in chunk for w in _SENTENCE_WORDS)
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
@@ -293,9 +303,7 @@ class _Builder:
                 shifted = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
                 self.raw_tables.append((shifted, len(self.doc.headings), in_html))
             elif t == "paragraph":
-                if not _SENTENCE_QUICK.search(self.text, a, b) or not _SENTENCE_HINT.search(
-                    self.text, a, b
-                ):
+                if not self.may_hold_sentence(a, b) or not _SENTENCE_HINT.search(self.text, a, b):
                     continue
                 first = self.line_of(a)
                 last = self.line_of(max(a, b - 1))
