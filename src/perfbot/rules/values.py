@@ -80,11 +80,15 @@ class RowNumbers:
         """Seconds one batch takes, from the shown s/step."""
         return self.steps * self.step.value * self.scale
 
+    def batch_time_range(self) -> tuple[float, float]:
+        """Seconds one batch takes (steps × s/step), for every s/step that rounds as shown."""
+        k = self.steps * self.scale
+        return k * self.step.lo, k * self.step.hi
+
     def throughput_range(self, per_sample: int = 1) -> tuple[float, float]:
         """img/s for every true step time that rounds to the shown s/step."""
         n = self.cards * self.batch * per_sample
-        lo_t = self.steps * self.step.lo * self.scale
-        hi_t = self.steps * self.step.hi * self.scale
+        lo_t, hi_t = self.batch_time_range()
         return n / hi_t, n / lo_t
 
 
@@ -133,25 +137,25 @@ def _agrees(nums: RowNumbers, shown: Shown, per_sample: int = 1) -> bool:
     return _overlaps(*nums.throughput_range(per_sample), shown.lo, shown.hi)
 
 
-def _img_rows(ctx: Context, table: Table) -> Iterator[tuple[Row, RowNumbers, Cell, Shown]]:
-    """Rows whose img/s can be compared with cards, batch size and s/step."""
-    img_col = ctx.column(table, "img/s")
-    if img_col is None:
+def _derived_rows(
+    ctx: Context, table: Table, name: str = "img/s"
+) -> Iterator[tuple[Row, RowNumbers, Cell, Shown]]:
+    """Rows whose ``name`` cell (img/s, s/img ...) can be compared with cards, batch size and
+    s/step: (row, its numbers, the cell, the number it shows)."""
+    col = ctx.column(table, name)
+    if col is None:
         return
     for row in table.rows:
         nums = _numbers(ctx, table, row)
-        img_cell = ctx.cell(row, img_col)
-        shown = Shown.of(img_cell)
-        if nums is not None and shown is not None and img_cell is not None:
-            yield row, nums, img_cell, shown
+        cell = ctx.cell(row, col)
+        shown = Shown.of(cell)
+        if nums is not None and shown is not None and cell is not None:
+            yield row, nums, cell, shown
 
 
 def _time_per_image(nums: RowNumbers, shown: Shown) -> bool:
     """The shown img/s is steps × s/step: the time per image (PB402's), in an inference table."""
-    return nums.steps > 1 and _overlaps(
-        nums.steps * nums.step.lo * nums.scale, nums.steps * nums.step.hi * nums.scale,
-        shown.lo, shown.hi,
-    )  # fmt: skip
+    return nums.steps > 1 and _overlaps(*nums.batch_time_range(), shown.lo, shown.hi)
 
 
 def _multiple(nums: RowNumbers, shown: Shown) -> int | None:
@@ -178,7 +182,7 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 550.54 |
     """
-    for row, nums, img_cell, shown in _img_rows(ctx, table):
+    for row, nums, img_cell, shown in _derived_rows(ctx, table):
         if _agrees(nums, shown) or (nums.frames > 1 and _agrees(nums, shown, nums.frames)):
             continue
         if _time_per_image(nums, shown):
@@ -228,12 +232,10 @@ def img_s_is_s_img(ctx: Context, table: Table) -> Iterator[Issue]:
     """
     if not ctx.is_inference(table):
         return
-    for row, nums, img_cell, shown in _img_rows(ctx, table):
+    for row, nums, img_cell, shown in _derived_rows(ctx, table):
         if nums.steps <= 1 or _agrees(nums, shown):
             continue
-        t_lo = nums.steps * nums.step.lo * nums.scale
-        t_hi = nums.steps * nums.step.hi * nums.scale
-        if _overlaps(t_lo, t_hi, shown.lo, shown.hi):
+        if _time_per_image(nums, shown):
             want = round2(nums.cards * nums.batch / nums.per_batch)
             yield Issue(
                 img_cell.line,
@@ -261,7 +263,7 @@ def img_s_multiple(ctx: Context, table: Table) -> Iterator[Issue]:
 
         (or keep 0.075 with a note: "img/s counts the 6 views of each sample")
     """
-    for row, nums, img_cell, shown in _img_rows(ctx, table):
+    for row, nums, img_cell, shown in _derived_rows(ctx, table):
         if _agrees(nums, shown):
             continue
         if nums.frames > 1 and _agrees(nums, shown, nums.frames):
@@ -296,19 +298,10 @@ def s_img_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     if not ctx.is_inference(table) or ctx.column(table, "steps") is None:
         return
     for name in ("s/img", "s/video"):
-        col = ctx.column(table, name)
-        if col is None:
-            continue
-        for row in table.rows:
-            nums = _numbers(ctx, table, row)
-            cell = ctx.cell(row, col)
-            shown = Shown.of(cell)
-            if nums is None or shown is None or cell is None:
-                continue
+        for row, nums, cell, shown in _derived_rows(ctx, table, name):
             n = nums.cards * nums.batch
-            lo = nums.steps * nums.step.lo * nums.scale / n
-            hi = nums.steps * nums.step.hi * nums.scale / n
-            if _overlaps(lo, hi, shown.lo, shown.hi):
+            lo, hi = nums.batch_time_range()
+            if _overlaps(lo / n, hi / n, shown.lo, shown.hi):
                 continue
             want = round2(nums.per_batch / n)
             yield Issue(
