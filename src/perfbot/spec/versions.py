@@ -188,19 +188,21 @@ _DRIVER = re.compile(
 _PRE_RANK = {"alpha": 0, "beta": 1}
 
 
+def _release(m: re.Match[str]) -> tuple[int, int, int, int, str]:
+    """(major, minor, stage, n, text) of a driver or CANN release: ``24.1.RC2`` is stage 0
+    (RC) n=2, ``24.1.0`` stage 1 (GA) n=0; the text is the upper-case RC spelling."""
+    maj, mnr = int(m["maj"]), int(m["min"])
+    if m["rc"] is not None:
+        return maj, mnr, 0, int(m["rc"]), f"{maj}.{mnr}.RC{int(m['rc'])}"
+    return maj, mnr, 1, int(m["ga"]), f"{maj}.{mnr}.{int(m['ga'])}"
+
+
 def _hdk_parts(s: str) -> tuple[str, str, tuple[int, ...]] | None:
     """(canonical, base, key) of an HDK/driver spelling, or None."""
     m = _DRIVER.match(s)
     if not m:
         return None
-    maj, mnr = int(m["maj"]), int(m["min"])
-    if m["rc"] is not None:
-        stage, n = 0, int(m["rc"])
-        rel = f"RC{n}"
-    else:
-        stage, n = 1, int(m["ga"])
-        rel = str(n)
-    release = f"{maj}.{mnr}.{rel}"
+    maj, mnr, stage, n, release = _release(m)
     patch = -1 if m["patch"] is None else int(m["patch"])
     pre_key: tuple[int, int] = (2, -1)
     pre_text = ""
@@ -312,14 +314,7 @@ def _parse_cann(text: str, s: str) -> Version | None:
     m = _CANN.match(s)
     if not m:
         return None
-    maj, mnr = int(m["maj"]), int(m["min"])
-    if m["rc"] is not None:
-        stage, n = 0, int(m["rc"])
-        rel = f"RC{n}"
-    else:
-        stage, n = 1, int(m["ga"])
-        rel = str(n)
-    base = f"{maj}.{mnr}.{rel}"
+    maj, mnr, stage, n, base = _release(m)
     canon = base
     patch = -1
     if m["patch"] is not None:
