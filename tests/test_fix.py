@@ -14,7 +14,6 @@ from perfbot.fix import (
     Fix,
     apply_edits,
     apply_fixes,
-    new_lines_of,
     replacement,
     select_edits,
     select_fixes,
@@ -120,7 +119,7 @@ def test_edit_out_of_range_is_ignored() -> None:
 
 def test_whole_line_edit() -> None:
     s = src()
-    assert apply_edits(s, [Edit.whole_line(3, s.line(3), "E")]) == "alpha beta\ngamma delta\nE\n"
+    assert apply_edits(s, [Edit(3, 0, len(s.line(3)), "E")]) == "alpha beta\ngamma delta\nE\n"
 
 
 def test_no_edits_is_identity() -> None:
@@ -206,8 +205,8 @@ def test_replacement_of_a_real_finding() -> None:
     )
 
 
-def test_new_lines_of() -> None:
-    assert new_lines_of("a\r\nb\rc") == ["a", "b", "c"]
+def test_split_lines_on_every_ending() -> None:
+    assert split_lines("a\r\nb\rc")[0] == ["a", "b", "c"]
     assert split_lines("a\r\nb\rc")[1] == ["\r\n", "\r", ""]
 
 

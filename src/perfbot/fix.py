@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .source import Source, join_lines, split_lines
+from .source import Source, join_lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,10 +20,6 @@ class Edit:
     start: int
     end: int
     text: str
-
-    @staticmethod
-    def whole_line(line: int, old: str, new: str) -> Edit:
-        return Edit(line, 0, len(old), new)
 
     @staticmethod
     def insert_after(line: int, old: str, new_lines: list[str]) -> Edit:
@@ -121,7 +117,3 @@ def replacement(src: Source, fix: Fix) -> tuple[int, int, str]:
     shifted = [Edit(e.line - start + 1, e.start, e.end, e.text) for e in fix.edits]
     text = apply_to_lines(lines, eols, select_edits(shifted), src.newline)
     return start, end, text
-
-
-def new_lines_of(text: str) -> list[str]:
-    return split_lines(text)[0]
