@@ -115,10 +115,10 @@ class Context:
         return key
 
     def _row_ident(self, table: Table, r: Row) -> str:
-        measured = {"s/step", "img/s", "graph compile", "s/img", "s/video", "psnr", "ssim"}
+        skip = self.spec.measured | set(self.spec.order["last"])  # recipe, weight
         parts = []
         for c in self.columns(table):
-            if c.name in measured or c.name in ("recipe", "weight"):
+            if c.name in skip:
                 continue
             cell = self.cell(r, c)
             parts.append((cell.text if cell else "").lower())

@@ -7,7 +7,7 @@ means (:meth:`Schema.resolve`), which columns are required, and in which order t
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from typing import Literal
@@ -112,6 +112,7 @@ class Spec:
     performance: Schema
     order: dict[str, tuple[str, ...]]
     signature: frozenset[str]
+    measured: frozenset[str]
     inference_columns: frozenset[str]
     inference_headings: re.Pattern[str]
 
@@ -150,13 +151,10 @@ class Spec:
             return self
         req_aliases = {k: v for k, v in aliases.items() if k in self.requirements.columns}
         perf_aliases = {k: v for k, v in aliases.items() if k not in self.requirements.columns}
-        return Spec(
-            self.requirements.with_columns([], req_aliases),
-            self.performance.with_columns(extra, perf_aliases),
-            self.order,
-            self.signature,
-            self.inference_columns,
-            self.inference_headings,
+        return replace(
+            self,
+            requirements=self.requirements.with_columns([], req_aliases),
+            performance=self.performance.with_columns(extra, perf_aliases),
         )
 
 
@@ -189,6 +187,7 @@ def builtin_spec() -> Spec:
         performance=Schema("performance", _columns(perf["columns"])),
         order={k: tuple(v) for k, v in perf["order"].items()},
         signature=frozenset(perf["signature"]),
+        measured=frozenset(perf["measured"]),
         inference_columns=frozenset(perf["inference_columns"]),
         inference_headings=re.compile(perf["inference_headings"]),
     )
