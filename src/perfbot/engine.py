@@ -18,6 +18,7 @@ from .parse import parse_document
 from .registry import SEVERITIES, Finding, Issue, Rule, all_rules
 from .source import Source
 from .spec import Column, Resolved, Spec, builtin_spec
+from .suppress import directives_of, suppress
 
 
 @dataclass(slots=True)
@@ -209,7 +210,8 @@ def check_source(
     has = _has_model_tables(ctx.doc)
     if require_model_tables and not has:
         return FileResult(source.path, [], source=source, has_model_tables=False)
-    return FileResult(source.path, run_rules(ctx), source=source, has_model_tables=has)
+    findings = suppress(run_rules(ctx), directives_of(ctx), ctx.doc)
+    return FileResult(source.path, findings, source=source, has_model_tables=has)
 
 
 def at_or_above(sev: str, threshold: str) -> bool:

@@ -73,6 +73,7 @@ class Rule:
 RULES: dict[str, Rule] = {}
 _BY_SLUG: dict[str, Rule] = {}
 FAMILIES: dict[str, str] = {
+    "PB0": "directives",
     "PB1": "requirements",
     "PB2": "sentence",
     "PB3": "columns",

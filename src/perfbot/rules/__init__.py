@@ -1,3 +1,3 @@
 """The rules, one family per module. Importing this package registers them all."""
 
-from . import columns, matrix, requirements, sentence, structure, values  # noqa: F401
+from . import columns, directives, matrix, requirements, sentence, structure, values  # noqa: F401

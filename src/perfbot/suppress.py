@@ -1,0 +1,160 @@
+"""Inline suppression, markdownlint style, in HTML comments a README renders invisibly.
+
+```markdown
+<!-- perfbot-disable-file -->                  every rule, in the whole file
+<!-- perfbot-disable-file PB202 -->            these rules, in the whole file
+<!-- perfbot-disable PB301 header-case -->     these rules (ids or slugs) from here on ...
+<!-- perfbot-enable -->                        ... to here (no names: every rule again)
+<!-- perfbot-disable-next-table PB306 PB414 --> these rules on the next table (its rows, its
+                                               sentence and its table-wide findings)
+```
+
+No names means every rule. Names are separated by blanks or commas. A name that is no rule is
+reported by PB001 (``unknown-directive-rule``) and otherwise ignored. Directives inside fenced
+code blocks are text, not directives (a README may document perfbot itself).
+
+A suppressed finding is dropped by the engine, so ``perfbot fix`` never applies its fix.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .model import Document
+    from .registry import Finding
+
+_DIRECTIVE = re.compile(
+    r"<!--\s*perfbot-(disable-next-table|disable-file|disable|enable)\b([^>]*?)\s*-->"
+)
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MEMO_KEY = "perfbot.suppress.directives"
+
+
+@dataclass(frozen=True, slots=True)
+class Directive:
+    line: int  # 1-based
+    kind: str  # "disable-next-table" | "disable-file" | "disable" | "enable"
+    names: tuple[str, ...]  # as written
+    rules: frozenset[str] | None  # rule ids; None = every rule
+
+
+@dataclass(slots=True)
+class Directives:
+    items: list[Directive] = field(default_factory=list)
+    unknown: list[tuple[int, str]] = field(default_factory=list)  # (line, name as written)
+
+
+def parse_directives(lines: list[str]) -> Directives:
+    """Every directive of a document, with its names resolved to rule ids."""
+    from .registry import all_rules, get_rule
+
+    out = Directives()
+    fence = ""
+    for n, line in enumerate(lines, 1):
+        m = _FENCE.match(line)
+        if fence:
+            if m and m[1][0] == fence[0] and len(m[1]) >= len(fence) and not line.strip(" `~"):
+                fence = ""
+            continue
+        if m:
+            fence = m[1]
+            continue
+        if "perfbot-" not in line:
+            continue
+        for d in _DIRECTIVE.finditer(line):
+            names = tuple(x for x in re.split(r"[\s,]+", d[2]) if x)
+            rules: set[str] | None = None
+            if names:
+                all_rules()
+                rules = set()
+                for name in names:
+                    r = get_rule(name)
+                    if r is None:
+                        out.unknown.append((n, name))
+                    else:
+                        rules.add(r.id)
+            out.items.append(Directive(n, d[1], names, None if rules is None else frozenset(rules)))
+    return out
+
+
+def directives_of(ctx) -> Directives:  # ctx: perfbot.engine.Context (memoised per document)
+    got = ctx.memo.get(_MEMO_KEY)
+    if got is None:
+        text = ctx.source
+        got = parse_directives(text.lines) if "perfbot-" in text.text else Directives()
+        ctx.memo[_MEMO_KEY] = got
+    return got
+
+
+class _State:
+    """Rules off at a point: every rule except ``ids`` (``all``), or just ``ids``."""
+
+    __slots__ = ("all", "ids")
+
+    def __init__(self, all_: bool = False, ids: frozenset[str] = frozenset()):
+        self.all = all_
+        self.ids = ids
+
+    def off(self, rule: str) -> bool:
+        return (rule not in self.ids) if self.all else (rule in self.ids)
+
+    def disable(self, rules: frozenset[str] | None) -> _State:
+        if rules is None:
+            return _State(True)
+        if self.all:
+            return _State(True, self.ids - rules)
+        return _State(False, self.ids | rules)
+
+    def enable(self, rules: frozenset[str] | None) -> _State:
+        if rules is None:
+            return _State()
+        if self.all:
+            return _State(True, self.ids | rules)
+        return _State(False, self.ids - rules)
+
+
+def suppress(findings: list[Finding], directives: Directives, doc: Document) -> list[Finding]:
+    """``findings`` without those the directives turn off."""
+    if not directives.items or not findings:
+        return findings
+    file_state = _State()
+    starts: list[int] = []  # lines where the range state changes
+    states: list[_State] = []
+    cur = _State()
+    # (first line, last line, table index, rules) of each disable-next-table
+    tables: list[tuple[int, int, int, frozenset[str] | None]] = []
+    ordered = sorted(doc.tables, key=lambda t: t.start_line)
+    table_starts = [t.start_line for t in ordered]
+    for d in directives.items:
+        if d.kind == "disable-file":
+            file_state = file_state.disable(d.rules)
+        elif d.kind == "disable":
+            cur = cur.disable(d.rules)
+            starts.append(d.line)
+            states.append(cur)
+        elif d.kind == "enable":
+            cur = cur.enable(d.rules)
+            starts.append(d.line)
+            states.append(cur)
+        else:
+            i = bisect.bisect_right(table_starts, d.line)
+            if i < len(ordered):
+                t = ordered[i]
+                tables.append((t.start_line, t.end_line, t.index, d.rules))
+
+    def off(f: Finding) -> bool:
+        if file_state.off(f.rule):
+            return True
+        i = bisect.bisect_right(starts, f.line) - 1
+        if i >= 0 and states[i].off(f.rule):
+            return True
+        for first, last, index, rules in tables:
+            if (f.table == index or first <= f.line <= last) and (rules is None or f.rule in rules):
+                return True
+        return False
+
+    return [f for f in findings if not off(f)]
