@@ -75,6 +75,36 @@ def _lint_options(p: argparse.ArgumentParser) -> None:
     )
 
 
+FILTER_MODES = ("added", "diff_context", "file")
+
+
+def _gate_options(p: argparse.ArgumentParser) -> None:
+    """Options that narrow `check` to new findings: a baseline, or the lines changed since a ref."""
+    p.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="leave out the findings recorded in FILE (see --write-baseline)",
+    )
+    p.add_argument(
+        "--write-baseline",
+        metavar="FILE",
+        help="record today's findings in FILE (matched by file, table, row and rule, not line)",
+    )
+    p.add_argument(
+        "--diff-base",
+        metavar="REF",
+        help="only findings on what changed since the git ref REF (`git diff REF`, untracked "
+        "files included)",
+    )
+    p.add_argument(
+        "--filter-mode",
+        choices=FILTER_MODES,
+        default="diff_context",
+        help="with --diff-base: `added` (a finding's lines were added), `diff_context` (they are "
+        "in a changed hunk; the default, as in the review) or `file` (the file changed)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -86,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="report findings")
     _lint_options(p)
+    _gate_options(p)
 
     p = sub.add_parser("fix", help="apply the fixes in place")
     _lint_options(p)
@@ -445,9 +476,72 @@ def _map_checks(jobs: list) -> Iterator:
         yield from pool.map(_check_one, jobs, chunksize=chunk)
 
 
+def _gate(args: argparse.Namespace, run: _Runner, results: list[FileResult]) -> list[FileResult]:
+    """--diff-base, then --baseline: the results without the findings they leave out."""
+    from dataclasses import replace
+
+    if args.diff_base:
+        from .gitdiff import GitError, changed
+        from .hunks import FilterMode
+
+        try:
+            scope = changed(args.diff_base)
+        except GitError as e:
+            raise UsageError(str(e)) from None
+        mode = FilterMode.parse(args.filter_mode)
+        before = sum(len(r.findings) for r in results)
+        results = [
+            replace(r, findings=[f for f in r.findings if scope.keeps(mode, f.path, f.line,
+                                                                      f.end_line)])
+            for r in results
+        ]  # fmt: skip
+        left_out = before - sum(len(r.findings) for r in results)
+        if left_out:
+            run.notes.append(
+                f"{PROG}: {left_out} finding(s) outside the lines changed since "
+                f"{args.diff_base} ({args.filter_mode}) not shown"
+            )
+    if args.baseline:
+        from .baseline import Baseline, BaselineError
+
+        try:
+            base = Baseline.load(args.baseline)
+        except BaselineError as e:
+            raise UsageError(str(e)) from None
+        results, hidden, stale = base.filter(results)
+        if hidden:
+            run.notes.append(f"{PROG}: {hidden} finding(s) in {args.baseline} not shown")
+        if stale:
+            run.notes.append(
+                f"{PROG}: {stale} finding(s) of {args.baseline} are gone; "
+                f"`{PROG} check --write-baseline {args.baseline}` records that"
+            )
+    return results
+
+
+def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileResult]) -> int:
+    from .baseline import render
+    from .report import summary_line
+
+    path = args.write_baseline
+    text = render(results, os.path.dirname(os.path.abspath(path)))
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+    except OSError as e:
+        raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
+    for e in run.errors:
+        print(e, file=sys.stderr)
+    n = sum(len(r.findings) for r in results)
+    print(f"wrote {path}: {n} finding(s) ({summary_line(results, run.errors)})", file=sys.stderr)
+    return 2 if run.errors else 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .source import FileError
 
+    if args.write_baseline and (args.baseline or args.diff_base):
+        raise UsageError("--write-baseline records every finding: drop --baseline/--diff-base")
     run = _Runner(args)
     results = []
     for got, notes in _map_checks(list(run.jobs())):
@@ -456,6 +550,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         elif got is not None:
             results.append(got)
             run.notes.extend(notes)
+    if args.write_baseline:
+        return _write_baseline(args, run, results)
+    results = _gate(args, run, results)
     run.report(results)
     return run.exit_code(results)
 

@@ -14,9 +14,10 @@ Pure string functions: no network, no PyGithub.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
+
+from ..fingerprint import fingerprint
 
 __all__ = [
     "MAX_BODY",
@@ -37,7 +38,6 @@ _MARKER = re.compile(r"<!--[ \t]*perfbot:fp=([A-Za-z0-9_]{1,64})[ \t]*-->")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _DETAILS_OPEN = re.compile(r"<details(?=[\s>])", re.IGNORECASE)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
-_FP_VERSION = "perfbot-fp-v1"
 
 
 def fence_length(text: str) -> int:
@@ -61,22 +61,6 @@ def suggestion_block(text: str) -> str:
     if not text:
         return f"{fence}suggestion\n{fence}"
     return f"{fence}suggestion\n{text}\n{fence}"
-
-
-def fingerprint(path: str, table_key: str | None, row_key: str | None, rule: str) -> str:
-    """A short stable id of a finding: 16 hex digits of a hash of its structural position.
-
-    ``table_key`` names the table (say its heading path or kind), ``row_key`` the row (say its
-    model name and its other key cells); either may be None for findings above that level. No line
-    numbers: the same finding on a moved table keeps its fingerprint. ``path`` is normalised to
-    forward slashes without a leading ``./``.
-    """
-    norm = path.replace("\\", "/")
-    while norm.startswith("./"):
-        norm = norm[2:]
-    parts = (_FP_VERSION, norm, table_key or "", row_key or "", rule)
-    data = "\x1f".join(p.replace("\x1f", " ") for p in parts).encode("utf-8")
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def marker(fp: str) -> str:
