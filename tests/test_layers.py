@@ -23,6 +23,11 @@ CORE = [
     "perfbot.report.json",
     "perfbot.report.sarif",
     "perfbot.report.github",
+    "perfbot.suppress",
+    "perfbot.baseline",
+    "perfbot.fingerprint",
+    "perfbot.hunks",
+    "perfbot.gitdiff",
 ]
 
 # top-level packages the core must not load (PyGithub is `github`), and perfbot's edges
