@@ -130,6 +130,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml")
     p.add_argument("--format", choices=("markdown", "json"), default="markdown")
 
+    p = sub.add_parser(
+        "config", help="print the effective .perfbot.yml of a folder and where each value is from"
+    )
+    p.add_argument("path", nargs="?", default=".", help="a file or folder (default: .)")
+    p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml")
+    p.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    p.add_argument(
+        "--schema", action="store_true", help="print the JSON Schema of .perfbot.yml instead"
+    )
+
     p = sub.add_parser("docs", help="write docs/rules.md from the rule registry")
     p.add_argument("--check", action="store_true", help="exit 1 if the file is out of date")
     p.add_argument("--output", metavar="FILE", help="where to write (default: docs/rules.md)")
@@ -272,12 +282,9 @@ class _Selection:
 
 
 def _walk(root: str) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            low = name.lower()
-            if low.startswith("readme") and low.endswith(".md"):
-                yield os.path.normpath(os.path.join(dirpath, name))
+    from .walk import walk
+
+    return walk(root)
 
 
 class _Job:
@@ -322,6 +329,9 @@ class _Runner:
         self.errors: list[FileError] = []
         self.notes: list[str] = []
         self._bad_configs: set[tuple[str, str]] = set()
+        # (config paths, their folder) -> whether they matched a file: a `paths:` that matches
+        # nothing is said, not silently a run over 0 files
+        self.paths_used: dict[tuple[tuple[str, ...], str], bool] = {}
         if args.config is not None:
             load_config(args.config)  # a bad --config is a usage error: raises ConfigError
         self.selection = _Selection(args.select, args.ignore)
@@ -352,8 +362,18 @@ class _Runner:
         """True: check; False: skip; None: check when it holds a Requirements/Performance table."""
         if job.explicit and not self.args.force_exclude:
             return True
-        rel = os.path.relpath(os.path.abspath(job.path), os.path.abspath(base))
-        return config.is_model_readme(rel)
+        from .config_tree import base_of
+
+        here = os.path.abspath(job.path)
+        rel = os.path.relpath(here, os.path.abspath(base_of(config, "paths", base)))
+        ex = os.path.relpath(here, os.path.abspath(base_of(config, "exclude", base)))
+        decision = config.is_model_readme(rel, ex)
+        if config.paths:
+            key = (tuple(config.paths), base_of(config, "paths", base))
+            self.paths_used.setdefault(key, False)
+            if decision:
+                self.paths_used[key] = True
+        return decision
 
     def jobs(self) -> Iterator[tuple[str, Config, bool | None]]:
         """(path, config, decision) of every file to check; nothing is read yet."""
@@ -365,6 +385,13 @@ class _Runner:
             decision = self.decide(job, base, config)
             if decision is not False:
                 yield job.path, config, decision
+        for (paths, folder), used in self.paths_used.items():
+            if not used:
+                where = os.path.relpath(folder) if folder else "."
+                self.notes.append(
+                    f"{PROG}: warning: `paths: {list(paths)}` of the .perfbot.yml in {where} "
+                    "matched no README file here, so none of its files were checked"
+                )
 
     def sources(self) -> Iterator[tuple[Source, Config, bool | None]]:
         from .source import FileError, read_source
@@ -738,8 +765,25 @@ def cmd_docs(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_config(args: argparse.Namespace) -> int:
+    from .config import config_for
+    from .config_view import render_json, render_yaml, schema_text
+
+    if args.schema:
+        sys.stdout.write(schema_text())
+        return 0
+    if not os.path.exists(args.path):
+        raise UsageError(f"{args.path}: no such file or directory")
+    target = os.path.join(args.path, "README.md") if os.path.isdir(args.path) else args.path
+    config, cfg_path = config_for(target, args.config)
+    render = render_json if args.format == "json" else render_yaml
+    sys.stdout.write(render(config, cfg_path))
+    return 0
+
+
 COMMANDS = {
     "check": cmd_check,
+    "config": cmd_config,
     "fix": cmd_fix,
     "rules": cmd_rules,
     "matrix": cmd_matrix,

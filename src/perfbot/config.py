@@ -26,13 +26,12 @@ rules:
 from __future__ import annotations
 
 import os
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 CONFIG_NAMES = (".perfbot.yml", ".perfbot.yaml")
 RuleSetting = Literal["error", "warning", "info", "off"]
@@ -94,6 +93,9 @@ class RerunConfig(_Strict):
 
 
 class Config(_Strict):
+    root: bool = Field(
+        False, description="do not extend the .perfbot.yml files of the folders above this one"
+    )
     paths: list[str] = []
     exclude: list[str] = []
     allow: Allow = Allow()
@@ -104,6 +106,9 @@ class Config(_Strict):
     review: ReviewConfig = ReviewConfig()
     rerun: RerunConfig = RerunConfig()
     benchmarks: list[dict[str, Any]] = []  # validated by perfbot.runner when used
+    # set by perfbot.config_tree: which file set each value, and the files merged (nearest first)
+    _origins: dict[str, Path] = PrivateAttr(default_factory=dict)
+    _files: tuple[Path, ...] = PrivateAttr(default=())
 
     @field_validator("rules", mode="before")
     @classmethod
@@ -129,42 +134,32 @@ class Config(_Strict):
         """This repository's setting for a rule (its id), or None."""
         return self.rules.get(rule_id)
 
-    def is_model_readme(self, rel: str) -> bool | None:
-        """True/False when ``paths``/``exclude`` decide; None when the content must (default)."""
+    def is_model_readme(self, rel: str, exclude_rel: str | None = None) -> bool | None:
+        """True/False when ``paths``/``exclude`` decide; None when the content must (default).
+
+        ``rel`` is the file's path relative to the folder the ``paths`` globs are relative to;
+        ``exclude_rel`` (default ``rel``) the same for ``exclude`` (they can come from two
+        nested config files)."""
         rel = rel.replace("\\", "/")
-        if any(_glob(rel, p) for p in self.exclude):
+        ex = rel if exclude_rel is None else exclude_rel.replace("\\", "/")
+        if self.exclude and _spec(tuple(self.exclude)).match_file(ex):
             return False
         if self.paths:
-            return any(_glob(rel, p) for p in self.paths)
+            return _spec(tuple(self.paths)).match_file(rel)
         return None
 
 
 @lru_cache(maxsize=256)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    """A path glob: `*` and `?` stay within one folder, `**/` is any number of folders."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]*/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+def _spec(patterns: tuple[str, ...]):  # -> pathspec.PathSpec
+    """Globs with .gitignore semantics (pathspec): `*` and `?` stay within one folder, `**/` is
+    any number of folders, a pattern without `/` matches in any folder, `!` negates."""
+    import pathspec
+
+    return pathspec.GitIgnoreSpec.from_lines([p.removeprefix("./") for p in patterns])
 
 
 def _glob(rel: str, pattern: str) -> bool:
-    return _glob_regex(pattern.removeprefix("./")).match(rel) is not None
+    return _spec((pattern,)).match_file(rel)
 
 
 def _describe(e: ValidationError) -> str:
@@ -228,4 +223,6 @@ def config_for(file: str | Path, explicit: str | Path | None = None) -> tuple[Co
     found = find_config_file(Path(os.path.abspath(file)).parent)
     if found is None:
         return _default_config(), None
-    return _cached_load(found), found
+    from .config_tree import compose
+
+    return compose(found), found

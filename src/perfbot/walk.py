@@ -1,0 +1,106 @@
+"""Which files a folder holds for perfbot: ``README*.md`` below it, minus what git ignores.
+
+``.gitignore`` files (the folder's own, those below it, and those above it up to the repository
+top) and ``.git/info/exclude`` are read with pathspec's gitignore semantics: the deepest file that
+has a matching pattern decides, and within a file the last matching pattern (``!`` re-includes).
+Hidden folders and ``node_modules`` are never walked. A file named on the command line is not
+subject to any of this (the CLI decides that).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+SKIP_DIRS = frozenset({".git", "node_modules"})
+MAX_IGNORE_BYTES = 1024 * 1024
+
+
+def _read_spec(path: str):  # -> pathspec.GitIgnoreSpec | None
+    try:
+        if os.path.getsize(path) > MAX_IGNORE_BYTES:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return None
+    import pathspec
+
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except Exception:  # a pattern pathspec cannot read: git would skip it too
+        return None
+
+
+def _top(path: str) -> str | None:
+    d = path
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            return d
+        parent = os.path.dirname(d)
+        if parent == d:
+            return None
+        d = parent
+
+
+class _Ignores:
+    def __init__(self, root: str):
+        self.specs: dict[str, object] = {}  # folder -> spec of its .gitignore
+        top = _top(root)
+        if top is not None:
+            spec = _read_spec(os.path.join(top, ".git", "info", "exclude"))
+            if spec is not None:
+                self.specs[top + os.sep + ".git-info-exclude"] = spec
+            d = os.path.dirname(root)
+            above = []
+            while len(d) >= len(top):
+                above.append(d)
+                if d == top:
+                    break
+                d = os.path.dirname(d)
+            for folder in reversed(above):
+                self.add(folder)
+
+    def add(self, folder: str) -> None:
+        p = os.path.join(folder, ".gitignore")
+        if os.path.isfile(p):
+            spec = _read_spec(p)
+            if spec is not None:
+                self.specs[folder] = spec
+
+    def ignored(self, path: str, is_dir: bool) -> bool:
+        # deepest .gitignore first; .git/info/exclude is the weakest
+        for folder in sorted(self.specs, key=len, reverse=True):
+            base = folder.removesuffix(os.sep + ".git-info-exclude")
+            rel = os.path.relpath(path, base)
+            if rel.startswith(".."):
+                continue
+            rel = rel.replace(os.sep, "/") + ("/" if is_dir else "")
+            got = self.specs[folder].check_file(rel).include  # type: ignore[attr-defined]
+            if got is not None:
+                return bool(got)
+        return False
+
+
+def walk(root: str) -> Iterator[str]:
+    """The ``README*.md`` files below ``root``, in a stable order, minus ignored ones."""
+    top_abs = os.path.abspath(root)
+    ignores = _Ignores(top_abs)
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = os.path.abspath(dirpath)
+        ignores.add(here)
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if d not in SKIP_DIRS
+            and not d.startswith(".")
+            and not ignores.ignored(os.path.join(here, d), True)
+        )
+        for name in sorted(filenames):
+            low = name.lower()
+            if (
+                low.startswith("readme")
+                and low.endswith(".md")
+                and not ignores.ignored(os.path.join(here, name), False)
+            ):
+                yield os.path.normpath(os.path.join(dirpath, name))

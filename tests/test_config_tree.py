@@ -1,0 +1,172 @@
+"""Config that composes: nested .perfbot.yml files, `perfbot config`, the shipped JSON Schema,
+.gitignore in the walk, and a `paths:` that matches nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from perfbot.cli import main
+from perfbot.config import Config, config_for
+from perfbot.config_view import SCHEMA_FILE, schema
+
+# a README whose Performance table writes ms/step and seconds of graph compile (mindcv style)
+README = """\
+# resnet
+
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+| :-------: | :-----------: | :---------: | :-----------------: |
+| 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | resolution | jit level | graph compile | ms/step | img/s |
+|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|
+| resnet50 | 8 | 32 | 224x224 | O2 | 77s | 33.09 | 7736.48 |
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture(autouse=True)
+def fresh_caches():
+    """Configs are cached per path for one run; these tests rewrite them in place."""
+    from perfbot import config, config_tree
+
+    yield
+    for f in (config.find_config_file, config._cached_load, config_tree.compose):
+        f.cache_clear()
+
+
+def rewrite(path: Path, text: str) -> Path:
+    from perfbot import config, config_tree
+
+    for f in (config.find_config_file, config._cached_load, config_tree.compose):
+        f.cache_clear()
+    return write(path, text)
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / ".perfbot.yml", "allow: {ms_per_step: true, compile_seconds: true}\n")
+    write(tmp_path / "configs" / "resnet" / "README.md", README)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def rules_found(capsys, *argv: str) -> list[str]:
+    main(["check", "--format", "json", *argv])
+    return [f["rule"] for f in json.loads(capsys.readouterr().out)["findings"]]
+
+
+def test_nested_config_extends_its_parent(repo, capsys):
+    assert rules_found(capsys, ".") == []
+    rewrite(repo / "configs" / ".perfbot.yml", "rules: {PB202: off}\n")
+    # the child only turns PB202 off: the parent's allow still holds (audit item 8)
+    assert rules_found(capsys, ".") == []
+    config, found = config_for(repo / "configs" / "resnet" / "README.md")
+    assert found == repo / "configs" / ".perfbot.yml"
+    assert config.allow.ms_per_step and config.rules == {"PB202": "off"}
+
+
+def test_root_true_stops_the_walk(repo, capsys):
+    write(repo / "configs" / ".perfbot.yml", "root: true\nrules: {PB202: off}\n")
+    assert sorted(rules_found(capsys, ".")) == ["PB306", "PB414"]
+
+
+def test_merge_rules_keywise_and_child_wins(repo):
+    write(
+        repo / ".perfbot.yml", "rules: {PB301: warning, PB302: info}\nallow: {ms_per_step: true}\n"
+    )
+    write(repo / "configs" / ".perfbot.yml", "rules: {header-alias: off}\n")
+    config, _ = config_for(repo / "configs" / "resnet" / "README.md")
+    assert config.rules == {"PB301": "warning", "PB302": "off"}
+    assert config.allow.ms_per_step and not config.allow.compile_seconds
+
+
+def test_parent_paths_stay_relative_to_the_parent(repo, capsys):
+    write(repo / ".perfbot.yml", 'paths: ["configs/**/README.md"]\n')
+    write(repo / "configs" / ".perfbot.yml", "allow: {ms_per_step: true, compile_seconds: true}\n")
+    write(repo / "other" / "README.md", README)  # not under configs/: not checked
+    main(["check", "--format", "json", "."])
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"] == 1 and data["findings"] == []
+
+
+def test_config_command_names_the_origin_of_each_value(repo, capsys):
+    write(repo / "configs" / ".perfbot.yml", "rules: {PB202: off}\n")
+    assert main(["config", "configs/resnet"]) == 0
+    out = capsys.readouterr().out
+    assert "# effective config: configs/.perfbot.yml, extending .perfbot.yml" in out
+    assert "  ms_per_step: true  # .perfbot.yml" in out
+    assert "  PB202: 'off'  # configs/.perfbot.yml" in out
+    assert "max_comments: 50  # default" in out
+    # the printed YAML (comments aside) is itself a valid config with the same values
+    config, _ = config_for(repo / "configs" / "resnet" / "README.md")
+    assert Config.model_validate(yaml.safe_load(out)) == config
+    assert main(["config", "no/such/folder"]) == 2
+
+
+def test_config_json(repo, capsys):
+    assert main(["config", "--format", "json", "configs"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["files"] == [str(repo / ".perfbot.yml")]
+    assert data["origins"]["allow.ms_per_step"] == str(repo / ".perfbot.yml")
+
+
+def test_shipped_schema_is_up_to_date_and_validates(capsys):
+    assert json.loads(SCHEMA_FILE.read_text(encoding="utf-8")) == schema(), (
+        "run `perfbot config --schema > src/perfbot/perfbot.schema.json`"
+    )
+    assert main(["config", "--schema"]) == 0
+    assert json.loads(capsys.readouterr().out) == schema()
+    good = yaml.safe_load(
+        "root: true\nallow: {ms_per_step: true}\nrules: {PB202: 'off', PB401: warning}\n"
+        "columns: [{name: acc@top1, aliases: [top-1]}]\n"
+    )
+    jsonschema.Draft202012Validator(schema()).validate(good)
+    for bad in ({"alow": {}}, {"rules": {"PB202": "disabled"}}, {"paths": "x"}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.Draft202012Validator(schema()).validate(bad)
+
+
+def test_gitignore_is_respected(repo, capsys):
+    write(repo / ".gitignore", "build/\n/vendor\n*.tmp.md\n")
+    write(repo / "models" / ".gitignore", "gen/\n!keep/\n")
+    for d in ("build", "vendor", "models/gen", "models/a", "models/keep", "x/vendor"):
+        write(repo / d / "README.md", README)
+    write(repo / "models" / "a" / "README.tmp.md", README)
+    main(["check", "--format", "json", "."])
+    data = json.loads(capsys.readouterr().out)
+    assert (
+        data["files"] == 4
+    )  # configs/resnet, models/a, models/keep, x/vendor (/vendor is top only)
+    # a file named on the command line is checked even if ignored
+    main(["check", "--format", "json", "build/README.md"])
+    assert json.loads(capsys.readouterr().out)["files"] == 1
+
+
+def test_a_paths_that_matches_nothing_says_so(repo, capsys):
+    write(repo / ".perfbot.yml", 'paths: ["models/**/README.md"]\n')
+    assert main(["check", "."]) == 0
+    err = capsys.readouterr().err
+    assert "matched no README file" in err and "models/**/README.md" in err
+
+
+def test_exclude_with_gitignore_negation(repo):
+    c = Config(exclude=["**/README_*.md", "!**/README_en.md"])
+    assert c.is_model_readme("a/README_CN.md") is False
+    assert c.is_model_readme("a/README_en.md") is None
