@@ -140,6 +140,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--schema", action="store_true", help="print the JSON Schema of .perfbot.yml instead"
     )
 
+    p = sub.add_parser(
+        "init", help="write a first .perfbot.yml from the conventions the READMEs already follow"
+    )
+    p.add_argument("path", nargs="?", default=".", help="the repository's folder (default: .)")
+    p.add_argument("--stdout", action="store_true", help="print the config, write nothing")
+    p.add_argument("--force", action="store_true", help="replace an existing .perfbot.yml")
+
     p = sub.add_parser("docs", help="write docs/rules.md from the rule registry")
     p.add_argument("--check", action="store_true", help="exit 1 if the file is out of date")
     p.add_argument("--output", metavar="FILE", help="where to write (default: docs/rules.md)")
@@ -781,8 +788,48 @@ def cmd_config(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_init(args: argparse.Namespace) -> int:
+    from .init import propose, read_all, settle, survey
+    from .report import summary_line
+
+    if not os.path.isdir(args.path):
+        raise UsageError(f"{args.path}: not a folder")
+    target = os.path.join(args.path, ".perfbot.yml")
+    existing = [n for n in (".perfbot.yml", ".perfbot.yaml") if os.path.exists(
+        os.path.join(args.path, n))]  # fmt: skip
+    if existing and not (args.force or args.stdout):
+        raise UsageError(
+            f"{os.path.join(args.path, existing[0])} exists; `--stdout` prints a proposal, "
+            "`--force` replaces it"
+        )
+    sources, errors = read_all(args.path)
+    for e in errors:
+        print(e, file=sys.stderr)
+    s = survey(sources)
+    text, before, after = settle(propose(s), s, sources)
+    if args.stdout:
+        sys.stdout.write(text)
+    else:
+        try:
+            with open(target, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+        except OSError as e:
+            raise UsageError(f"{target}: cannot write: {e.strerror or e}") from None
+        if os.path.exists(os.path.join(args.path, ".perfbot.yaml")) and args.force:
+            print(f"{PROG}: note: .perfbot.yml now wins over .perfbot.yaml", file=sys.stderr)
+        from . import config, config_tree
+
+        for cached in (config.find_config_file, config._cached_load, config_tree.compose):
+            cached.cache_clear()  # this process now has a config where it had none
+        print(f"wrote {target}", file=sys.stderr)
+    print(f"before: {summary_line(before)}", file=sys.stderr)
+    print(f"after:  {summary_line(after)}", file=sys.stderr)
+    return 2 if errors else 0
+
+
 COMMANDS = {
     "check": cmd_check,
+    "init": cmd_init,
     "config": cmd_config,
     "fix": cmd_fix,
     "rules": cmd_rules,
