@@ -82,7 +82,9 @@ def test_structure():
     rules = driver["rules"]
     assert [r["id"] for r in rules] == ["PB699", "PB697"]  # the rules with results, once each
     for r in rules:
-        assert set(r) >= {"id", "name", "shortDescription", "helpUri", "defaultConfiguration"}
+        assert set(r) >= {"id", "name", "shortDescription", "fullDescription", "help", "helpUri",
+                          "defaultConfiguration"}  # fmt: skip
+        assert r["help"]["text"] and r["help"]["markdown"] and r["fullDescription"]["text"]
         assert r["helpUri"].startswith("https://")
         assert r["defaultConfiguration"]["level"] in ("error", "warning", "note")
     assert rules[0]["name"] == "test-sarif-rule"

@@ -1,11 +1,15 @@
 """SARIF 2.1.0, for GitHub code scanning (``github/codeql-action/upload-sarif``).
 
-One run; ``tool.driver.rules`` lists the rules that have findings (id, ``name`` = slug, short
-description, ``helpUri`` into ``docs/rules.md``, default level). Each result has its rule, level
-(``error`` / ``warning`` / ``note``), message and one location: a path relative to the repository
-root (``uriBaseId`` ``%SRCROOT%``) with ``startLine``/``endLine``. A finding with a fix carries it
-as ``fixes`` (one replacement per edit, columns 1-based). Files that could not be checked become
-``toolExecutionNotifications`` of the run's invocation.
+One run; ``tool.driver.rules`` lists the rules with results (id, ``name`` = slug, short and full
+description, ``help`` as text and Markdown, ``helpUri`` into ``docs/rules.md``, default level),
+the same in a serial and a parallel check. Each result has its
+rule, level (``error`` / ``warning`` / ``note``), message, one location (a path relative to the
+repository root, ``uriBaseId`` ``%SRCROOT%``, which ``originalUriBaseIds`` resolves, with
+``startLine``/``endLine`` and the columns of what the fix edits when there is one) and
+``partialFingerprints`` (the structural fingerprint of the review and of ``--baseline``: file,
+table, row, rule; no line). A finding with a fix carries it as ``fixes`` (one replacement per
+edit, columns 1-based). Files that could not be checked become ``toolExecutionNotifications`` of
+the run's invocation.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from . import findings, relative_uri
 if TYPE_CHECKING:
     from ..engine import FileResult
     from ..fix import Fix
-    from ..registry import Finding
+    from ..registry import Finding, Rule
     from ..source import FileError, Source
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -35,23 +39,59 @@ def _artifact(path: str, root: str | None) -> dict[str, str]:
     return {"uri": "file://" + quote(p if p.startswith("/") else "/" + p)}
 
 
-def _rule(f: Finding) -> dict[str, Any]:
-    from ..docs import rule_url
-    from ..registry import RULES
+MAX_DESCRIPTION = 1024  # GitHub code scanning's limit on fullDescription.text
+FINGERPRINT_KEY = "perfbotFingerprint/v1"
 
-    r = RULES.get(f.rule)
-    slug = r.slug if r else f.slug
-    entry: dict[str, Any] = {
-        "id": f.rule,
-        "name": slug,
-        "shortDescription": {"text": r.summary if r else slug},
-        "helpUri": rule_url(f.rule, slug),
-        "defaultConfiguration": {"level": LEVELS[r.severity if r else f.severity]},
+
+def _rule_entry(r: Rule) -> dict[str, Any]:
+    """A ``reportingDescriptor`` with everything GitHub code scanning asks of one."""
+    from ..docs import render_rule, rule_url
+
+    full = r.doc or r.summary
+    if len(full) > MAX_DESCRIPTION:
+        full = full[: MAX_DESCRIPTION - 1].rstrip() + "…"
+    return {
+        "id": r.id,
+        "name": r.slug,
+        "shortDescription": {"text": r.summary},
+        "fullDescription": {"text": full},
+        "help": {"text": r.doc or r.summary, "markdown": render_rule(r)},
+        "helpUri": rule_url(r.id, r.slug),
+        "defaultConfiguration": {"level": LEVELS[r.severity], "enabled": r.enabled},
+        "properties": {
+            "tags": [r.family],
+            "fix": r.fix,
+            "precision": "very-high",
+            "problem.severity": {"error": "error", "warning": "warning"}.get(
+                r.severity, "recommendation"
+            ),
+        },
     }
-    if r is not None:
-        entry["fullDescription"] = {"text": r.doc}
-        entry["properties"] = {"tags": [r.family], "fix": r.fix}
-    return entry
+
+
+def _unknown_rule_entry(f: Finding) -> dict[str, Any]:
+    from ..docs import rule_url
+
+    text = f.slug or f.rule
+    return {
+        "id": f.rule,
+        "name": text,
+        "shortDescription": {"text": text},
+        "fullDescription": {"text": text},
+        "help": {"text": text, "markdown": text},
+        "helpUri": rule_url(f.rule, f.slug),
+        "defaultConfiguration": {"level": LEVELS[f.severity]},
+    }
+
+
+def _columns(f: Finding) -> tuple[int, int] | None:
+    """1-based (startColumn, endColumn) of what a finding's fix edits on its line, if anything."""
+    if f.fix is None:
+        return None
+    spans = [(e.start, e.end) for e in f.fix.edits if e.line == f.line and e.end > e.start]
+    if not spans:
+        return None
+    return min(a for a, _ in spans) + 1, max(b for _, b in spans) + 1
 
 
 def _fix(fix: Fix, artifact: dict[str, str], src: Source | None) -> dict[str, Any]:
@@ -84,16 +124,29 @@ def as_data(
     version: str | None = None,
 ) -> dict[str, Any]:
     from .. import __version__
+    from ..fingerprint import fingerprint
+    from ..registry import all_rules
 
+    # the rules with results, described from the registry: loaded here, since the parent
+    # process of a parallel check never ran a rule (its descriptors used to lose their text)
+    registered = {r.id: r for r in all_rules()}
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
     out: list[dict[str, Any]] = []
     sources = {r.path: r.source for r in results}
+    seen_fps: dict[str, int] = {}
     for f in findings(results):
         if f.rule not in index:
             index[f.rule] = len(rules)
-            rules.append(_rule(f))
+            known = registered.get(f.rule)
+            rules.append(_rule_entry(known) if known else _unknown_rule_entry(f))
         artifact = _artifact(f.path, root)
+        region: dict[str, Any] = {"startLine": f.line, "endLine": max(f.end_line, f.line)}
+        cols = _columns(f)
+        if cols is not None:
+            region["startColumn"], region["endColumn"] = cols
+        rel, _ = relative_uri(f.path, root)
+        fp = fingerprint(rel, f.table_key, f.row_key, f.rule)
         res: dict[str, Any] = {
             "ruleId": f.rule,
             "ruleIndex": index[f.rule],
@@ -103,10 +156,11 @@ def as_data(
                 {
                     "physicalLocation": {
                         "artifactLocation": artifact,
-                        "region": {"startLine": f.line, "endLine": max(f.end_line, f.line)},
+                        "region": region,
                     }
                 }
             ],
+            "partialFingerprints": {FINGERPRINT_KEY: _nth(seen_fps, fp)},
         }
         if f.fix is not None and f.fix.edits:
             res["fixes"] = [_fix(f.fix, artifact, sources.get(f.path))]
@@ -121,6 +175,9 @@ def as_data(
             }
             for e in errors
         ]
+    run_extra: dict[str, Any] = {}
+    if root is not None:  # where %SRCROOT% is (the CLI always knows; a caller may not)
+        run_extra["originalUriBaseIds"] = {SRCROOT: {"uri": _root_uri(root)}}
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -136,10 +193,28 @@ def as_data(
                 },
                 "invocations": [invocation],
                 "columnKind": "unicodeCodePoints",
+                **run_extra,
                 "results": out,
             }
         ],
     }
+
+
+def _nth(seen: dict[str, int], fp: str) -> str:
+    """``fp``, then ``fp:1``, ``fp:2`` ... for findings sharing a structural position (two
+    findings of one rule on one row), so code scanning keeps them apart."""
+    n = seen.get(fp, 0)
+    seen[fp] = n + 1
+    return fp if n == 0 else f"{fp}:{n}"
+
+
+def _root_uri(root: str | None) -> str:
+    import os
+
+    p = os.path.abspath(root or os.curdir).replace(os.sep, "/")
+    if not p.startswith("/"):
+        p = "/" + p  # C:/x -> /C:/x
+    return "file://" + quote(p.rstrip("/") + "/")
 
 
 def rule_docs_url() -> str:
