@@ -333,18 +333,27 @@ def test_json_shape(capsys, repo):
     assert bad == {
         "path": "README.md",
         "line": EXTRA,
+        "column": 3,
         "end_line": EXTRA,
+        "end_column": 6,
         "rule": "PB699",
         "slug": "test-bad-marker",
         "severity": "error",
         "message": "100% BAD: here, there\nand a second line",
         "fixable": True,
-        "fix": {"start_line": EXTRA, "end_line": EXTRA, "replacement": "x good y\n"},
+        "fix": {
+            "start_line": EXTRA,
+            "end_line": EXTRA,
+            "replacement": "x good y\n",
+            "edits": [{"line": EXTRA, "column": 3, "end_column": 6, "text": "good"}],
+        },
     }
     assert meh == {
         "path": "README.md",
         "line": EXTRA + 1,
+        "column": None,
         "end_line": EXTRA + 1,
+        "end_column": None,
         "rule": "PB698",
         "slug": "test-meh-marker",
         "severity": "warning",

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .source import FileError, Source
 
 PROG = "perfbot"
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "rdjson")
 FAIL_ON = ("error", "warning", "info", "never")
 SKIP_DIRS = frozenset({".git", "node_modules"})
 
@@ -66,6 +66,15 @@ def _lint_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--select", metavar="RULES", help="only these rules (ids, slugs or id prefixes)")
     p.add_argument("--ignore", metavar="RULES", help="skip these rules (ids, slugs or id prefixes)")
     p.add_argument("-q", "--quiet", action="store_true", help="print findings only, no summary")
+    p.add_argument(
+        "-o", "--output-file", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text format (auto: on a terminal, unless NO_COLOR is set)",
+    )
     p.add_argument("--statistics", action="store_true", help="count findings per rule")
     p.add_argument(
         "--force-exclude",
@@ -147,7 +156,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stdout", action="store_true", help="print the config, write nothing")
     p.add_argument("--force", action="store_true", help="replace an existing .perfbot.yml")
 
-    p = sub.add_parser("docs", help="write docs/rules.md from the rule registry")
+    p = sub.add_parser("rule", help="print a rule's documentation")
+    p.add_argument("rule", metavar="RULE", help="a rule id (PB401) or slug (img-s-mismatch)")
+    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+
+    # a maintainer command (regenerates perfbot's own docs/rules.md): not in users' help
+    p = sub.add_parser("docs")
+    sub._choices_actions = [a for a in sub._choices_actions if a.dest != "docs"]
     p.add_argument("--check", action="store_true", help="exit 1 if the file is out of date")
     p.add_argument("--output", metavar="FILE", help="where to write (default: docs/rules.md)")
 
@@ -203,10 +218,40 @@ def _main(argv: list[str]) -> int:
     from .config import ConfigError
 
     try:
-        return COMMANDS[args.command](args)
+        with _output(args):
+            return COMMANDS[args.command](args)
     except (ConfigError, UsageError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+
+
+@contextlib.contextmanager
+def _output(args: argparse.Namespace) -> Iterator[None]:
+    """stdout for the report: --output-file FILE, coloured for --color in the text format."""
+    path = getattr(args, "output_file", None)
+    saved = sys.stdout
+    fh = None
+    if path:
+        try:
+            fh = open(path, "w", encoding="utf-8", newline="")  # noqa: SIM115 - closed below
+        except OSError as e:
+            raise UsageError(f"--output-file {path}: {e.strerror or e}") from None
+        sys.stdout = fh
+    writer = None
+    if getattr(args, "format", None) == "text" and hasattr(args, "color"):
+        from .report.color import ColourWriter, wanted
+
+        if wanted(args.color, sys.stdout):
+            writer = ColourWriter(sys.stdout)
+            sys.stdout = writer  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        if writer is not None:
+            writer.flush()
+        sys.stdout = saved
+        if fh is not None:
+            fh.close()
 
 
 def _run_edge(name: str, argv: list[str]) -> int:
@@ -436,7 +481,7 @@ class _Runner:
             )
             return
         kw: dict[str, Any] = {}
-        if a.format in ("sarif", "github"):
+        if a.format in ("sarif", "github", "rdjson"):
             kw["root"] = _repo_root()
         sys.stdout.write(renderer(a.format)(results, self.errors, **kw))
         if a.statistics:
@@ -612,10 +657,13 @@ def cmd_fix(args: argparse.Namespace) -> int:
     from .report import plural
     from .source import FileError, Source
 
+    if args.diff and args.format not in ("text", "json"):
+        raise UsageError(f"fix --diff prints a diff (text) or JSON, not {args.format}")
     run = _Runner(args)
     results: list[FileResult] = []
     fixed_total = 0
     changed: list[tuple[str, int]] = []
+    diffs: list[dict[str, Any]] = []  # fix --diff --format json
     for src, config, decision in run.sources():
         result = run.check(src, config, decision)
         if result is None:
@@ -633,7 +681,11 @@ def cmd_fix(args: argparse.Namespace) -> int:
             results.append(result)
             continue
         new_src = Source.from_text(new_text, path=src.path, bom=src.bom, encoding=src.encoding)
-        if args.diff:
+        if args.diff and args.format == "json":
+            diffs.append({"path": src.path, "fixed": len(fixed),
+                          "rules": sorted({f.rule for f in fixed}),
+                          "diff": _unified_diff(src.path, src, new_src)})  # fmt: skip
+        elif args.diff:
             sys.stdout.write(_unified_diff(src.path, src, new_src))
         else:
             try:
@@ -661,8 +713,15 @@ def cmd_fix(args: argparse.Namespace) -> int:
         else:
             print("Nothing to fix", file=out)
     if args.diff:
-        for e in run.errors:
-            print(e, file=sys.stderr)
+        if args.format == "json":
+            import json
+
+            errs = [{"path": e.path, "message": e.message} for e in run.errors]
+            data = {"version": 1, "changes": diffs, "errors": errs}
+            sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        else:
+            for e in run.errors:
+                print(e, file=sys.stderr)
         return 2 if run.errors else (1 if changed else 0)
     run.report(results)
     return run.exit_code(results)
@@ -827,8 +886,29 @@ def cmd_init(args: argparse.Namespace) -> int:
     return 2 if errors else 0
 
 
+def cmd_rule(args: argparse.Namespace) -> int:
+    from .docs import render_rule, rule_url
+    from .registry import all_rules, get_rule
+
+    all_rules()
+    r = get_rule(args.rule)
+    if r is None:
+        raise UsageError(f"unknown rule {args.rule!r} (see `perfbot rules`)")
+    if args.format == "json":
+        import json
+
+        data = {"id": r.id, "slug": r.slug, "severity": r.severity, "fix": r.fix,
+                "family": r.family, "enabled": r.enabled, "config_keys": list(r.config_keys),
+                "summary": r.summary, "doc": r.doc, "url": rule_url(r.id, r.slug)}  # fmt: skip
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(render_rule(r))
+    return 0
+
+
 COMMANDS = {
     "check": cmd_check,
+    "rule": cmd_rule,
     "init": cmd_init,
     "config": cmd_config,
     "fix": cmd_fix,

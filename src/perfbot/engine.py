@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from .config import Config
-from .fix import Fix, apply_fixes
+from .fix import Fix, apply_fixes, select_fixes
 from .model import Document, Row, Table
 from .parse import parse_document
 from .registry import SEVERITIES, Finding, Issue, Rule, all_rules
@@ -235,7 +235,12 @@ def fix_source(source: Source, config: Config | None = None) -> tuple[str, list[
         new = apply_fixes(cur, fixes)
         if new == text:
             return text, fixed
-        fixed.extend(f for f in result.findings if f.fix is not None)
+        # only the findings whose whole fix went in this pass: one skipped for overlapping
+        # another is counted in the pass that applies it (check and fix count alike)
+        taken = set(select_fixes(fixes))
+        fixed.extend(
+            f for f in result.findings if f.fix is not None and all(e in taken for e in f.fix.edits)
+        )
         text = new
         cur = Source.from_text(text, path=source.path, bom=source.bom, encoding=source.encoding)
     raise RuntimeError(

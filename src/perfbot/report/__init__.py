@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from ..registry import Finding
     from ..source import FileError
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "rdjson")
 
 
 class Renderer(Protocol):

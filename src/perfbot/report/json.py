@@ -2,15 +2,23 @@
 
 ```json
 {"version": 1, "files": 2,
- "findings": [{"path": "a/README.md", "line": 12, "end_line": 12, "rule": "PB401",
+ "findings": [{"path": "a/README.md", "line": 12, "column": 40, "end_line": 12,
+               "end_column": 46, "rule": "PB401",
                "slug": "img-s-mismatch", "severity": "error", "message": "...",
                "fixable": true,
-               "fix": {"start_line": 12, "end_line": 12, "replacement": "...\\n"}}],
+               "fix": {"start_line": 12, "end_line": 12, "replacement": "...\\n",
+                       "edits": [{"line": 12, "column": 40, "end_column": 46,
+                                  "text": "550.54"}]}}],
  "errors": [{"path": "b/README.md", "message": "looks like a binary file (NUL bytes), ..."}]}
 ```
 
-Lines are 1-based. ``fix.replacement`` is the text replacing lines ``start_line..end_line`` whole,
-line endings included (so a fix that adds a row has more lines than it replaces).
+Lines and columns are 1-based (columns count code points; ``column``/``end_column`` are the span
+the fix edits on the finding's line, else null). ``fix.replacement`` is the text replacing lines
+``start_line..end_line`` whole, line endings included (so a fix that adds a row has more lines than
+it replaces): apply one per line. ``fix.edits`` are the same fix as column edits
+(``{"line", "column", "end_column", "text"}``, end exclusive), which compose with the edits of the
+other findings on the same line (apply them right to left; skip one that overlaps an edit already
+applied).
 """
 
 from __future__ import annotations
@@ -30,17 +38,35 @@ VERSION = 1
 def _fix(f: Finding, src: Source | None) -> dict[str, Any] | None:
     if f.fix is None or src is None or not f.fix.edits:
         return None
-    from ..fix import replacement
+    from ..fix import replacement, select_edits
 
     start, end, text = replacement(src, f.fix)
-    return {"start_line": start, "end_line": end, "replacement": text}
+    edits = [
+        {"line": e.line, "column": e.start + 1, "end_column": e.end + 1,
+         "text": e.text.replace("\n", src.newline)}
+        for e in sorted(select_edits(list(f.fix.edits)), key=lambda e: (e.line, e.start))
+    ]  # fmt: skip
+    return {"start_line": start, "end_line": end, "replacement": text, "edits": edits}
+
+
+def columns(f: Finding) -> tuple[int | None, int | None]:
+    """1-based (column, end_column) of what the finding's fix edits on its line, else Nones."""
+    if f.fix is None:
+        return None, None
+    spans = [(e.start, e.end) for e in f.fix.edits if e.line == f.line and e.end > e.start]
+    if not spans:
+        return None, None
+    return min(a for a, _ in spans) + 1, max(b for _, b in spans) + 1
 
 
 def finding_dict(f: Finding, src: Source | None) -> dict[str, Any]:
+    col, end_col = columns(f)
     return {
         "path": f.path,
         "line": f.line,
+        "column": col,
         "end_line": f.end_line,
+        "end_column": end_col,
         "rule": f.rule,
         "slug": f.slug,
         "severity": f.severity,

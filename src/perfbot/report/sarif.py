@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from . import findings, relative_uri
+from .json import columns
 
 if TYPE_CHECKING:
     from ..engine import FileResult
@@ -84,16 +85,6 @@ def _unknown_rule_entry(f: Finding) -> dict[str, Any]:
     }
 
 
-def _columns(f: Finding) -> tuple[int, int] | None:
-    """1-based (startColumn, endColumn) of what a finding's fix edits on its line, if anything."""
-    if f.fix is None:
-        return None
-    spans = [(e.start, e.end) for e in f.fix.edits if e.line == f.line and e.end > e.start]
-    if not spans:
-        return None
-    return min(a for a, _ in spans) + 1, max(b for _, b in spans) + 1
-
-
 def _fix(fix: Fix, artifact: dict[str, str], src: Source | None) -> dict[str, Any]:
     from ..fix import select_edits
 
@@ -142,9 +133,9 @@ def as_data(
             rules.append(_rule_entry(known) if known else _unknown_rule_entry(f))
         artifact = _artifact(f.path, root)
         region: dict[str, Any] = {"startLine": f.line, "endLine": max(f.end_line, f.line)}
-        cols = _columns(f)
-        if cols is not None:
-            region["startColumn"], region["endColumn"] = cols
+        col, end_col = columns(f)
+        if col is not None:
+            region["startColumn"], region["endColumn"] = col, end_col
         rel, _ = relative_uri(f.path, root)
         fp = fingerprint(rel, f.table_key, f.row_key, f.rule)
         res: dict[str, Any] = {

@@ -1,0 +1,87 @@
+"""reviewdog's Diagnostic Format (``rdjson``), for ``reviewdog -f=rdjson``.
+
+One ``DiagnosticResult``: each finding is a diagnostic with its message, severity (``ERROR`` /
+``WARNING`` / ``INFO``), ``code`` (the rule id and its documentation URL), a location (path and a
+range: 1-based lines, and 1-based columns counted in UTF-8 bytes as reviewdog wants, where the fix
+tells them) and, when it has a fix, one suggestion per edit. reviewdog's own filter modes
+(``-filter-mode=added`` ...) then work on perfbot's findings on any host reviewdog supports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from . import relative_uri
+
+if TYPE_CHECKING:
+    from ..engine import FileResult
+    from ..registry import Finding
+    from ..source import FileError, Source
+
+SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
+
+
+def _byte_col(src: Source | None, line: int, col: int) -> int:
+    """1-based UTF-8 byte column of code-point column ``col`` (0-based) of ``line``."""
+    if src is None or not 1 <= line <= len(src.lines):
+        return col + 1
+    return len(src.lines[line - 1][:col].encode("utf-8")) + 1
+
+
+def _diagnostic(f: Finding, src: Source | None, root: str | None) -> dict[str, Any]:
+    from ..docs import rule_url
+    from ..fix import select_edits
+
+    path, _ = relative_uri(f.path, root)
+    rng: dict[str, Any] = {"start": {"line": f.line}, "end": {"line": max(f.end_line, f.line)}}
+    d: dict[str, Any] = {
+        "message": f.message,
+        "location": {"path": path, "range": rng},
+        "severity": SEVERITY[f.severity],
+        "code": {"value": f.rule, "url": rule_url(f.rule, f.slug)},
+    }
+    if f.fix is not None and f.fix.edits:
+        newline = src.newline if src is not None else "\n"
+        d["suggestions"] = [
+            {
+                "range": {
+                    "start": {"line": e.line, "column": _byte_col(src, e.line, e.start)},
+                    "end": {"line": e.line, "column": _byte_col(src, e.line, e.end)},
+                },
+                "text": e.text.replace("\n", newline),
+            }
+            for e in sorted(select_edits(list(f.fix.edits)), key=lambda e: (e.line, e.start))
+        ]
+        same_line = [e for e in f.fix.edits if e.line == f.line and e.end > e.start]
+        if same_line:
+            first = min(e.start for e in same_line)
+            last = max(e.end for e in same_line)
+            rng["start"]["column"] = _byte_col(src, f.line, first)
+            rng["end"] = {"line": f.line, "column": _byte_col(src, f.line, last)}
+    return d
+
+
+def as_data(
+    results: Sequence[FileResult], errors: Sequence[FileError] = (), *, root: str | None = None
+) -> dict[str, Any]:
+    from ..docs import RULES_URL
+
+    diagnostics = [_diagnostic(f, r.source, root) for r in results for f in r.findings]
+    diagnostics += [
+        {
+            "message": e.message,
+            "location": {"path": relative_uri(e.path, root)[0]},
+            "severity": "ERROR",
+            "code": {"value": "file-error"},
+        }
+        for e in errors
+    ]
+    return {"source": {"name": "perfbot", "url": RULES_URL}, "diagnostics": diagnostics}
+
+
+def render(
+    results: Sequence[FileResult], errors: Sequence[FileError] = (), *, root: str | None = None
+) -> str:
+    return json.dumps(as_data(results, errors, root=root), indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,116 @@
+"""Output a CI expects: --output-file, --color, rdjson, `perfbot rule`, `fix --diff --format json`,
+and `check` and `fix` counting fixes alike (on the shipped broken example)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfbot.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+BROKEN = ROOT / "examples" / "broken" / "README.md"
+
+
+@pytest.fixture
+def broken(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "m").mkdir()
+    shutil.copy(BROKEN, tmp_path / "m" / "README.md")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    return tmp_path / "m" / "README.md"
+
+
+def test_output_file(broken, capsys):
+    assert main(["check", "--format", "json", "-o", "out.json", "m"]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    data = json.loads(Path("out.json").read_text(encoding="utf-8"))
+    assert len(data["findings"]) == 17
+    assert main(["check", "--output-file", "no/such/dir/x", "m"]) == 2
+    assert "--output-file" in capsys.readouterr().err
+
+
+def test_color(broken, capsys, monkeypatch):
+    main(["check", "--color", "always", "m"])
+    out = capsys.readouterr().out
+    assert "\033[1;31merror\033[0m" in out and "\033[33mwarning\033[0m" in out
+    main(["check", "--color", "never", "m"])
+    assert "\033[" not in capsys.readouterr().out
+    main(["check", "m"])  # auto: captured output is no terminal
+    assert "\033[" not in capsys.readouterr().out
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    main(["check", "m"])
+    assert "\033[" in capsys.readouterr().out
+    monkeypatch.setenv("NO_COLOR", "1")
+    main(["check", "m"])
+    assert "\033[" not in capsys.readouterr().out
+    main(["check", "--color", "always", "--format", "json", "m"])
+    json.loads(capsys.readouterr().out)  # never coloured
+
+
+def test_rdjson(broken, capsys):
+    assert main(["check", "--format", "rdjson", "m"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["source"]["name"] == "perfbot"
+    diags = data["diagnostics"]
+    assert len(diags) == 17
+    first = diags[0]
+    assert first["severity"] == "WARNING" and first["code"]["value"] == "PB301"
+    assert first["location"] == {
+        "path": "m/README.md",
+        "range": {"start": {"line": 5, "column": 3}, "end": {"line": 5, "column": 12}},
+    }
+    assert first["suggestions"][0]["text"] == "mindspore"
+    assert {d["severity"] for d in diags} == {"ERROR", "WARNING", "INFO"}
+
+
+def test_rdjson_columns_are_utf8_bytes(tmp_path, monkeypatch, capsys):
+    (tmp_path / ".git").mkdir()
+    text = BROKEN.read_text(encoding="utf-8").replace("| MindSpore |", "| 版本 | MindSpore |")
+    text = text.replace("|---|---|---|---|\n", "|---|---|---|---|---|\n")
+    text = text.replace("| 2.3.1 | 24.1.rc2", "| x | 2.3.1 | 24.1.rc2")
+    (tmp_path / "README.md").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    main(["check", "--format", "rdjson", "--select", "PB301", "README.md"])
+    diags = json.loads(capsys.readouterr().out)["diagnostics"]
+    header = "| 版本 | MindSpore |"
+    start = len(header[: header.index("MindSpore")].encode()) + 1
+    assert diags[0]["location"]["range"]["start"] == {"line": 5, "column": start}
+
+
+def test_rule_command(capsys):
+    assert main(["rule", "img-s-mismatch"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## PB401 img-s-mismatch\n") and "### Example" in out
+    assert main(["rule", "pb401", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["slug"] == "img-s-mismatch"
+    assert main(["rule", "PB999"]) == 2
+    assert "unknown rule" in capsys.readouterr().err
+
+
+def test_docs_is_hidden_from_help(capsys):
+    with pytest.raises(SystemExit):
+        from perfbot.cli import build_parser
+
+        build_parser().parse_args(["--help"])
+    out = capsys.readouterr().out
+    assert " docs " not in out and "SUPPRESS" not in out and " rule " in out
+
+
+def test_fix_diff_json_and_counts_agree(broken, capsys):
+    main(["check", "--format", "json", "m"])
+    fixable = sum(f["fixable"] for f in json.loads(capsys.readouterr().out)["findings"])
+    assert main(["fix", "--diff", "--format", "json", "m"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    (change,) = data["changes"]
+    assert change["path"] == "m/README.md" and change["diff"].startswith("--- a/m/README.md")
+    assert change["fixed"] == fixable == 16
+    assert main(["fix", "m"]) == 1
+    assert "Fixed 16 findings in 1 file" in capsys.readouterr().out
+    assert main(["fix", "--diff", "--format", "sarif", "m"]) == 2
