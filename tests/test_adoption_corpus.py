@@ -4,12 +4,25 @@ init, fix, baseline -> exit 0; a new broken row -> reported, and only it."""
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+# ../shared/corpus beside the checkout (or beside the folder of worktrees), or $PERFBOT_CORPUS
+CORPUS = next(
+    (
+        p
+        for p in (
+            Path(os.environ.get("PERFBOT_CORPUS", "/nonexistent")),
+            ROOT.parent / "shared" / "corpus",
+            ROOT.parent.parent / "shared" / "corpus",
+        )
+        if (p / "SOURCES.tsv").is_file()
+    ),
+    ROOT.parent / "shared" / "corpus",
+)
 
 
 @pytest.mark.skipif(not (CORPUS / "SOURCES.tsv").is_file(), reason="../shared/corpus is absent")
