@@ -103,6 +103,13 @@ class Config(_Strict):
     aliases: dict[str, list[str]] = {}
     matrix: list[MatrixRowConfig] = []
     rules: dict[str, RuleSetting] = {}
+    # ruff's fixable / unfixable: which rules' fixes exist at all (ids, slugs or id prefixes)
+    fixable: list[str] | None = Field(
+        None, description="only these rules offer fixes (default: every rule that can)"
+    )
+    unfixable: list[str] = Field(
+        [], description="these rules never offer a fix (not in `perfbot fix`, not in the review)"
+    )
     review: ReviewConfig = ReviewConfig()
     rerun: RerunConfig = RerunConfig()
     benchmarks: list[dict[str, Any]] = []  # validated by perfbot.runner when used
@@ -129,6 +136,37 @@ class Config(_Strict):
             raise ValueError(f"unknown rule {', '.join(map(repr, unknown))} (see `perfbot rules`)")
         # keys in any spelling (PB401, pb401, img-s-mismatch, IMG-S-MISMATCH) become rule ids
         return {get_rule(k).id: s for k, s in v.items()}  # type: ignore[union-attr]
+
+    @field_validator("fixable", "unfixable")
+    @classmethod
+    def _rule_names(cls, v: list[str] | None) -> list[str] | None:
+        if v is None:
+            return v
+        from .registry import all_rules, get_rule
+
+        ids = [r.id for r in all_rules()]
+        out: list[str] = []
+        for name in v:
+            r = get_rule(name)
+            if r is not None:
+                out.append(r.id)
+            elif name.upper() == "ALL" or (
+                name.upper().startswith("PB") and any(i.startswith(name.upper()) for i in ids)
+            ):
+                out.append(name.upper())
+            else:
+                raise ValueError(f"unknown rule {name!r} (see `perfbot rules`)")
+        return out
+
+    def can_fix(self, rule_id: str) -> bool:
+        """Whether ``fixable``/``unfixable`` let this rule offer its fixes."""
+
+        def named(names: list[str]) -> bool:
+            return any(n == "ALL" or rule_id.startswith(n) for n in names)
+
+        if self.unfixable and named(self.unfixable):
+            return False
+        return self.fixable is None or named(self.fixable)
 
     def setting(self, rule_id: str, slug: str = "") -> str | None:
         """This repository's setting for a rule (its id), or None."""

@@ -177,6 +177,7 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
                         "please report this README to perfbot")
             )  # fmt: skip
             continue
+        can_fix = ctx.config.can_fix(r.id)
         for i in issues:
             sev = _severity(r, i, ctx.config)
             if sev is None:
@@ -190,7 +191,7 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
                     slug=r.slug,
                     severity=sev,  # type: ignore[arg-type]
                     message=i.message,
-                    fix=i.fix,
+                    fix=i.fix if can_fix else None,
                     table=i.table,
                     table_key=ctx.table_key(tables[i.table]) if i.table in tables else None,
                     row_key=i.row_key,
