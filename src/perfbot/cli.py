@@ -36,7 +36,11 @@ EDGES: dict[str, tuple[str, str, str]] = {
     "command": ("perfbot.github.command", "command_main", "handle a /perfbot comment command"),
     "bench": ("perfbot.runner.bench", "bench_main", "measure step times on a runner"),
     "plan": ("perfbot.runner.plan", "plan_main", "plan benchmark jobs from the matrix"),
-    "report": ("perfbot.runner.report", "report_main", "turn measurements into findings"),
+    "report": (
+        "perfbot.runner.report",
+        "report_main",
+        "merge benchmark results into one review of refreshed rows (/perfbot rerun)",
+    ),
 }
 
 

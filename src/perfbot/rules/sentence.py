@@ -13,6 +13,21 @@ from ..spec.versions import mindspore_versions, same_mindspore
 from ._util import q
 
 
+def _differs(text: str, want: str, width: int = 60) -> str:
+    """``text`` quoted for a message; when it is too long to show whole, the part where it
+    differs from ``want`` is kept (a final `:` for `.` must not be cut off)."""
+    if len(text) <= width:
+        return q(text)
+    n = 0
+    while n < min(len(text), len(want)) and text[n] == want[n]:
+        n += 1
+    if n < width - 3:
+        return q(text)
+    start = max(0, min(n - width // 2, len(text) - (width - 3)))
+    tail = text[start : start + width - 3]
+    return f"`...{tail}{'...' if start + width - 3 < len(text) else ''}`"
+
+
 def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
     """Each sentence that governs a performance table, once, with the first table it governs."""
     seen: set[int] = set()
@@ -84,7 +99,7 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
             if span:
                 fix = Fix("Rewrite the sentence in the guide's words",
                           (Edit(s.line, span[0], span[1], want),))  # fmt: skip
-            msg = f"sentence {q(s.text)} is not in the guide's words; perfbot suggests `{want}`"
+            msg = f"sentence {_differs(s.text, want)} is not in the guide's words; perfbot suggests `{want}`"
         else:
             msg = (
                 f"sentence {q(s.text)} does not name {' and '.join(missing)}; the guide wants "
