@@ -164,6 +164,9 @@ def test_a_paths_that_matches_nothing_says_so(repo, capsys):
     assert main(["check", "."]) == 0
     err = capsys.readouterr().err
     assert "matched no README file" in err and "models/**/README.md" in err
+    # files named on the command line (pre-commit) are not a search: no warning
+    assert main(["check", "--force-exclude", "configs/resnet/README.md"]) == 0
+    assert "matched no" not in capsys.readouterr().err
 
 
 def test_exclude_with_gitignore_negation(repo):

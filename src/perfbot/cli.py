@@ -424,7 +424,7 @@ class _Runner:
         rel = os.path.relpath(here, os.path.abspath(base_of(config, "paths", base)))
         ex = os.path.relpath(here, os.path.abspath(base_of(config, "exclude", base)))
         decision = config.is_model_readme(rel, ex)
-        if config.paths:
+        if config.paths and not job.explicit:  # pre-commit names files: no match is normal
             key = (tuple(config.paths), base_of(config, "paths", base))
             self.paths_used.setdefault(key, False)
             if decision:
