@@ -110,6 +110,12 @@ def _gate_options(p: argparse.ArgumentParser) -> None:
         "files included)",
     )
     p.add_argument(
+        "--add-noqa",
+        action="store_true",
+        help="silence today's findings with <!-- perfbot-disable-next-table ... --> comments "
+        "written into the READMEs (ruff's --add-noqa)",
+    )
+    p.add_argument(
         "--filter-mode",
         choices=FILTER_MODES,
         default="diff_context",
@@ -620,11 +626,44 @@ def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileRe
     return 2 if run.errors else 0
 
 
+def _add_noqa(args: argparse.Namespace, run: _Runner, results: list[FileResult]) -> int:
+    from pathlib import Path
+
+    from .config import config_for
+    from .noqa import directives
+    from .source import FileError
+
+    total = files = 0
+    for r in results:
+        if not r.findings or r.source is None:
+            continue
+        config = run.selection.apply(config_for(r.path, args.config)[0])
+        got = directives(r, config)
+        if got is None:
+            continue
+        text, n = got
+        try:
+            Path(r.path).write_bytes(r.source.encode(text))
+        except OSError as e:
+            run.errors.append(FileError(r.path, f"cannot write: {e.strerror or e}"))
+            continue
+        total += n
+        files += 1
+        if not args.quiet:
+            print(f"{r.path}: added {n} directive(s)", file=sys.stderr)
+    for e in run.errors:
+        print(e, file=sys.stderr)
+    print(f"Added {total} directive(s) in {files} file(s)", file=sys.stderr)
+    return 2 if run.errors else 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .source import FileError
 
     if args.write_baseline and (args.baseline or args.diff_base):
         raise UsageError("--write-baseline records every finding: drop --baseline/--diff-base")
+    if args.add_noqa and (args.write_baseline or args.baseline or args.diff_base):
+        raise UsageError("--add-noqa silences every finding: drop the other gate options")
     run = _Runner(args)
     results = []
     for got, notes in _map_checks(list(run.jobs())):
@@ -635,6 +674,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             run.notes.extend(notes)
     if args.write_baseline:
         return _write_baseline(args, run, results)
+    if args.add_noqa:
+        return _add_noqa(args, run, results)
     results = _gate(args, run, results)
     run.report(results)
     return run.exit_code(results)

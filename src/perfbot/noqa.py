@@ -1,0 +1,58 @@
+"""``perfbot check --add-noqa``: write the inline directives that silence today's findings.
+
+ruff's ``--add-noqa`` for READMEs, an alternative to a baseline file: above each table with
+findings, ``<!-- perfbot-disable-next-table PB304 PB306 -->`` naming the rules found on it (placed
+above the table's sentence, when it has one, so the sentence stays right above its table); for
+findings outside every table, one ``<!-- perfbot-disable-file ... -->`` on the first line. The
+comments render as nothing on GitHub; each one is a visible, reviewable decision in the diff.
+Running it again adds nothing (the findings are silenced).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .fix import Edit, apply_edits
+
+if TYPE_CHECKING:
+    from .config import Config
+    from .engine import FileResult
+
+
+def directives(result: FileResult, config: Config) -> tuple[str, int] | None:
+    """(new text, number of directives added) for one checked file, or None if nothing to add."""
+    from .engine import Context
+
+    src = result.source
+    if src is None or not result.findings:
+        return None
+    doc = Context(src, config).doc
+    tables = {t.index: t for t in doc.tables}
+    per_table: dict[int, set[str]] = {}
+    whole_file: set[str] = set()
+    for f in result.findings:
+        t = tables.get(f.table) if f.table is not None else None
+        if t is None:
+            t = next((x for x in doc.tables if x.start_line <= f.line <= x.end_line), None)
+        if t is None:
+            whole_file.add(f.rule)
+        else:
+            per_table.setdefault(t.index, set()).add(f.rule)
+    edits: list[Edit] = []
+    for index, rules in per_table.items():
+        t = tables[index]
+        line = t.start_line
+        if t.sentence is not None and t.sentence.line < line:
+            line = t.sentence.line
+        indent = src.lines[line - 1][: len(src.lines[line - 1]) - len(src.lines[line - 1].lstrip())]
+        names = " ".join(sorted(rules))
+        edits.append(
+            Edit.insert_before(line, [f"{indent}<!-- perfbot-disable-next-table {names} -->"])
+        )
+    if whole_file:
+        names = " ".join(sorted(whole_file))
+        edits.append(Edit.insert_before(1, [f"<!-- perfbot-disable-file {names} -->"]))
+    if not edits:
+        return None
+    # two tables sharing a first line cannot happen; one insertion per line is kept
+    return apply_edits(src, edits), len(edits)

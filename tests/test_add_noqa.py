@@ -1,0 +1,64 @@
+"""``perfbot check --add-noqa``: directives that silence today's findings, written in place."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from perfbot.cli import main
+
+BROKEN = Path(__file__).resolve().parents[1] / "examples" / "broken" / "README.md"
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    shutil.copy(BROKEN, tmp_path / "README.md")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_add_noqa_silences_and_is_idempotent(repo, capsys):
+    before = (repo / "README.md").read_text(encoding="utf-8")
+    assert main(["check", "--add-noqa", "."]) == 0
+    assert "Added 3 directive(s) in 1 file(s)" in capsys.readouterr().err
+    text = (repo / "README.md").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    # above the Requirements table, and above each Performance table's sentence
+    assert lines[4] == "<!-- perfbot-disable-next-table PB301 PB305 PB501 PB504 -->"
+    assert lines[11].startswith("<!-- perfbot-disable-next-table PB202 PB302 PB304 PB401")
+    assert lines[12].startswith("Experiments are tested on Ascend Atlas 800T A2")
+    assert lines[21].startswith("<!-- perfbot-disable-next-table PB203 PB601")
+    # nothing else changed
+    assert [ln for ln in lines if not ln.startswith("<!-- perfbot-")] == before.splitlines()
+    assert main(["check", "."]) == 0
+    assert main(["check", "--add-noqa", "."]) == 0
+    assert "Added 0 directive(s)" in capsys.readouterr().err
+    assert (repo / "README.md").read_text(encoding="utf-8") == text
+    # a table's directive names its rules: a new kind of finding on it is reported
+    bad = text.replace(
+        "| toy | 1 | 8 | 512x512 | O2 | 2 mins |", "| toy | 1 | 8 | 512x512 | o2 | 2 mins |"
+    )
+    assert bad != text
+    (repo / "README.md").write_text(bad, encoding="utf-8")
+    capsys.readouterr()
+    main(["check", "-q", "."])
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and " PB413 " in out[0]
+
+
+def test_add_noqa_keeps_crlf(repo, capsys):
+    data = BROKEN.read_bytes().replace(b"\n", b"\r\n")
+    (repo / "README.md").write_bytes(data)
+    assert main(["check", "--add-noqa", "."]) == 0
+    out = (repo / "README.md").read_bytes()
+    assert b"\r\n<!-- perfbot-disable-next-table" in out and b"\n\n" not in out.replace(
+        b"\r\n", b""
+    )
+    assert main(["check", "."]) == 0
+
+
+def test_add_noqa_refuses_other_gate_options(repo, capsys):
+    assert main(["check", "--add-noqa", "--baseline", "x.json", "."]) == 2
