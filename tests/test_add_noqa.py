@@ -62,3 +62,15 @@ def test_add_noqa_keeps_crlf(repo, capsys):
 
 def test_add_noqa_refuses_other_gate_options(repo, capsys):
     assert main(["check", "--add-noqa", "--baseline", "x.json", "."]) == 2
+
+
+def test_two_tables_under_one_sentence(repo, capsys):
+    # the second table has no sentence of its own (perfbot sees the first one above both)
+    text = BROKEN.read_text(encoding="utf-8")
+    second = text[text.index("| model name | cards | batch size |") :]
+    text = text.replace(
+        second, second + "\nOn another machine:\n\n" + second.replace("0.45", "0.4")
+    )
+    (repo / "README.md").write_text(text, encoding="utf-8")
+    assert main(["check", "--add-noqa", "."]) == 0
+    assert main(["check", "."]) == 0, capsys.readouterr().out

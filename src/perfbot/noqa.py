@@ -39,11 +39,15 @@ def directives(result: FileResult, config: Config) -> tuple[str, int] | None:
         else:
             per_table.setdefault(t.index, set()).add(f.rule)
     edits: list[Edit] = []
+    ordered = sorted(doc.tables, key=lambda t: t.start_line)
     for index, rules in per_table.items():
         t = tables[index]
         line = t.start_line
-        if t.sentence is not None and t.sentence.line < line:
-            line = t.sentence.line
+        # above the table's own sentence: one with no other table between it and this table
+        # (two tables can share the sentence above the first)
+        before = [x.end_line for x in ordered if x.start_line < t.start_line]
+        if t.sentence is not None and t.sentence.line > max(before, default=0):
+            line = min(line, t.sentence.line)
         indent = src.lines[line - 1][: len(src.lines[line - 1]) - len(src.lines[line - 1].lstrip())]
         names = " ".join(sorted(rules))
         edits.append(
