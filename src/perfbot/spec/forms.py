@@ -186,9 +186,7 @@ def _prec_norm(v: str) -> str | None:
 _ONE_LINK = r"\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)"
 # one link, or several (`[ckpt](...) \| [mindir](...)`, `[yaml(LF_1)](...) [yaml(LA)](...)`)
 # separated by spaces, `|`, `/`, `,`, `;` or `<br>`
-_LINK = re.compile(
-    rf"^{_ONE_LINK}(?:(?:\s|\\?\||/|,|;|<br\s*/?>)*{_ONE_LINK})*$", re.I
-)
+_LINK = re.compile(rf"^{_ONE_LINK}(?:(?:\s|\\?\||/|,|;|<br\s*/?>)*{_ONE_LINK})*$", re.I)
 _URL = re.compile(r"^(?:https?://|\./|\.\./)\S+$")
 
 
