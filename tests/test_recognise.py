@@ -143,3 +143,14 @@ def test_pb603_fixtures_agree_with_cmark_gfm():
     good = (RULES / "PB603" / "div_no_blank_line.fixed.md").read_text(encoding="utf-8")
     assert not _renders_table(bad)
     assert _renders_table(good)
+
+
+def test_other_hardware_beside_910_is_still_checked():
+    table = REQ
+    assert kinds("# Toy\n\n## Requirements (Ascend 910* and GPU)\n\n" + table) == ["requirements"]
+    assert kinds("# Toy\n\n## Requirements (GPU)\n\n" + table) == ["other"]
+    rows = table + "| 2.3.1 (310P) | 23.0.0 | 7.1.0.3.220 | 7.0.0.beta1 |\n"
+    ctx = ctx_of("# Toy\n\n## Requirements\n\n" + rows)
+    (t,) = ctx.doc.tables
+    assert [r.line for r in t.rows] == [7]  # the 310P row is not one the rules see
+    assert ctx.recognised(t).skipped_rows == (8,)

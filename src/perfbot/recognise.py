@@ -75,6 +75,7 @@ _PERCENT_OR_NUMBER = re.compile(r"^\**[-+]?\d+(?:[.,]\d+)?\s*%?\**$")
 _DTYPE = re.compile(
     r"(?i)\b(?:fp|bf|float|bfloat|int)\s*(?:8|16|32|64)\b|\bmixed\b|\bamp\b|\bO[0-3]\b"
 )
+_NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
 _FRAME_RATES = {"8", "10", "12", "15", "16", "24", "25", "30", "48", "50", "60"}
 
 
@@ -129,7 +130,7 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
             f"its first column is {first.name_text!r}, not mindspore: a version mapping of "
             f"{first.name_text!r} (or an index), not the guide's Requirements table"
         )
-    hw = spec.other_hardware.search(near) if near else None
+    hw = spec.other_hardware.search(near) if near and not _NAMES_910.search(near) else None
     if hw:
         return other(f"its heading {near!r} names other hardware than Ascend 910 ({hw.group(0)!r})")
     hw_cols = [c for c in cols if spec.other_hardware.search(c.text)]
@@ -154,8 +155,7 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
     skipped = []
     for r in table.rows:
         text = " ".join(c.value for c in r.cells)
-        m = spec.other_hardware.search(text)
-        if m:
+        if spec.other_hardware.search(text) and not _NAMES_910.search(text):
             skipped.append(r.line)
     if skipped:
         reasons.append(
