@@ -154,3 +154,27 @@ def test_other_hardware_beside_910_is_still_checked():
     (t,) = ctx.doc.tables
     assert [r.line for r in t.rows] == [7]  # the 310P row is not one the rules see
     assert ctx.recognised(t).skipped_rows == (8,)
+
+
+@pytest.mark.parametrize(
+    ("cell", "fixed"),
+    [
+        ("**Model Name**", "**model name**"),
+        ("<b>Model Name</b>", "<b>model name</b>"),
+        ("`Model Name`", "`model name`"),
+    ],
+)
+def test_a_rename_keeps_the_emphasis_of_the_header_cell(cell, fixed):
+    text = "# Toy\n\n## Performance\n\n" + PERF.replace("| model name |", f"| {cell} |", 1)
+    src = Source.from_text(text, path="README.md")
+    (f,) = [f for f in check_source(src).findings if f.rule == "PB301"]
+    assert "model name" in f.message
+    new, _ = fix_source(src)
+    assert new.splitlines()[4].startswith(f"| {fixed} |")
+
+
+def test_emphasis_alone_is_not_a_finding():
+    bold = "| " + " | ".join(f"**{c.strip()}**" for c in PERF.splitlines()[0].strip("|").split("|"))
+    text = "# Toy\n\n## Performance\n\n" + bold + " |\n" + "\n".join(PERF.splitlines()[1:]) + "\n"
+    rules = {f.rule for f in check_source(Source.from_text(text, path="README.md")).findings}
+    assert not rules & {"PB301", "PB302", "PB303", "PB304"}

@@ -18,6 +18,7 @@ How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
 
 
 _EMPHASIS = ("**", "__", "*", "_", "`")
+_HTML_EMPHASIS = re.compile(r"(?is)^(<(b|strong|em|i)>)(.+)(</\2>)$")
 # a footnote marker after a header's name: `precision*`, `s/step¹`, `img/s†`
 _FOOTNOTE = re.compile(r"(?:\\?\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
 
@@ -30,6 +31,11 @@ def header_parts(text: str) -> tuple[str, str, str]:
     changed = True
     while changed:
         changed = False
+        m = _HTML_EMPHASIS.match(t)
+        if m:
+            pre, post, t = pre + m.group(1), m.group(4) + post, m.group(3)
+            changed = True
+            continue
         for mark in _EMPHASIS:
             if t.startswith(mark) and t.endswith(mark) and len(t) > 2 * len(mark):
                 inner = t[len(mark) : -len(mark)]
