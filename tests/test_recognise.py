@@ -178,3 +178,17 @@ def test_emphasis_alone_is_not_a_finding():
     text = "# Toy\n\n## Performance\n\n" + bold + " |\n" + "\n".join(PERF.splitlines()[1:]) + "\n"
     rules = {f.rule for f in check_source(Source.from_text(text, path="README.md")).findings}
     assert not rules & {"PB301", "PB302", "PB303", "PB304"}
+
+
+def test_a_device_column_first_is_still_a_requirements_table():
+    table = (
+        "| device | mindspore | ascend driver | firmware | cann toolkit/kernel |\n"
+        "|---|---|---|---|---|\n"
+        "| Atlas 800T A2 | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC3.beta1 |\n"
+        "| Atlas 300I Duo | 2.3.1 | 23.0.0 | 7.1.0.3.220 | 7.0.0.beta1 |\n"
+    )
+    ctx = ctx_of("# Toy\n\n## Requirements\n\n" + table)
+    (t,) = ctx.doc.tables
+    assert ctx.recognised(t).kind == "requirements"
+    findings = check_source(Source.from_text("# Toy\n\n## Requirements\n\n" + table)).findings
+    assert [f.line for f in findings if f.rule == "PB501"] == [7]  # not the 300I (310P) row

@@ -75,6 +75,8 @@ _PERCENT_OR_NUMBER = re.compile(r"^\**[-+]?\d+(?:[.,]\d+)?\s*%?\**$")
 _DTYPE = re.compile(
     r"(?i)\b(?:fp|bf|float|bfloat|int)\s*(?:8|16|32|64)\b|\bmixed\b|\bamp\b|\bO[0-3]\b"
 )
+# a first column naming the machine: a Requirements table with one more column, not a mapping
+_PLATFORM = re.compile(r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$")
 _NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
 _FRAME_RATES = {"8", "10", "12", "15", "16", "24", "25", "30", "48", "50", "60"}
 
@@ -125,7 +127,7 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
         return Recognition(table.index, table.start_line, "other", (*reasons, why), tuple(cols))
 
     first = cols[0] if cols else None
-    if first is not None and first.column is None:
+    if first is not None and first.column is None and not _PLATFORM.search(first.name_text):
         return other(
             f"its first column is {first.name_text!r}, not mindspore: a version mapping of "
             f"{first.name_text!r} (or an index), not the guide's Requirements table"
