@@ -76,7 +76,9 @@ _DTYPE = re.compile(
     r"(?i)\b(?:fp|bf|float|bfloat|int)\s*(?:8|16|32|64)\b|\bmixed\b|\bamp\b|\bO[0-3]\b"
 )
 # a first column naming the machine: a Requirements table with one more column, not a mapping
-_PLATFORM = re.compile(r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$")
+_PLATFORM = re.compile(
+    r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$"
+)
 _NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
 _FRAME_RATES = {"8", "10", "12", "15", "16", "24", "25", "30", "48", "50", "60"}
 
