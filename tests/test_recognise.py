@@ -193,3 +193,19 @@ def test_a_device_column_first_is_still_a_requirements_table():
     assert ctx.recognised(t).kind == "requirements"
     findings = check_source(Source.from_text("# Toy\n\n## Requirements\n\n" + table)).findings
     assert [f.line for f in findings if f.rule == "PB501"] == [7]  # not the 300I (310P) row
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("**model name**", ("**", "model name", "**")),
+        ("precision*", ("", "precision", "*")),
+        ("**precision**\\*", ("**", "precision", "**\\*")),
+        ("<b>img/s</b>†", ("<b>", "img/s", "</b>†")),
+        ("a*b", ("", "a*b", "")),
+    ],
+)
+def test_header_parts_separate_emphasis_and_footnote_marks_from_the_name(text, parts):
+    from perfbot.spec import header_parts
+
+    assert header_parts(text) == parts

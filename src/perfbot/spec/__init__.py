@@ -18,6 +18,7 @@ How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
 
 
 _EMPHASIS = ("**", "__", "*", "_", "`")
+_FOOTNOTE_AFTER = re.compile(r"(?:\\\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
 _HTML_EMPHASIS = re.compile(r"(?is)^(<(b|strong|em|i)>)(.+)(</\2>)$")
 # a footnote marker after a header's name: `precision*`, `s/step¹`, `img/s†`
 _FOOTNOTE = re.compile(r"(?:\\?\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
@@ -28,6 +29,9 @@ def header_parts(text: str) -> tuple[str, str, str]:
     `*x*`, `` `x` ``) and a footnote marker (`precision*`) are not part of the column's name."""
     t = text.strip()
     pre = post = ""
+    m = _FOOTNOTE_AFTER.search(t)
+    if m and t[: m.start()].endswith(("**", "__", "`", ">")):  # `**precision**\*`
+        t, post = t[: m.start()], t[m.start() :]
     changed = True
     while changed:
         changed = False
