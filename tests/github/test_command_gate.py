@@ -347,8 +347,9 @@ def test_forged_approvals_in_bot_comments_do_not_count(world, tmp_path, monkeypa
     # mallory's own comments
     world.add_issue_comment(1, forged, user="mallory")
     # a review body by the bot (reviews are not conversation comments, but still)
+    body = f"/perfbot ok-to-test {h1}\n{forged}"
     world.reviews.append({"id": 1, "pull": 1, "user": "github-actions[bot]", "state": "COMMENTED",
-                          "body": f"/perfbot ok-to-test {h1}\n{forged}", "commit_id": h1})  # fmt: skip
+                          "body": body, "commit_id": h1})  # fmt: skip
     _, out, _ = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit-8p")
     assert out == {"run": "false"} and "comes from a fork" in replies(world)[-1]
     assert h0 != h1
@@ -434,9 +435,8 @@ def test_runners_default_to_self_hosted_ascend_only(world, tmp_path, monkeypatch
 
 
 def test_labels_match_as_a_set_ignoring_case(world, tmp_path, monkeypatch):
-    world.add_pull(changes={README: (OLD, NEW)},
-                   contents={".perfbot.yml": CONFIG.replace("[self-hosted, ascend, 8p]",
-                                                             "[8P, Ascend, self-hosted]")})  # fmt: skip
+    shuffled = CONFIG.replace("[self-hosted, ascend, 8p]", "[8P, Ascend, self-hosted]")
+    world.add_pull(changes={README: (OLD, NEW)}, contents={".perfbot.yml": shuffled})
     _, out, _ = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit-8p")
     assert out["run"] == "true"
 
@@ -445,7 +445,7 @@ def test_labels_match_as_a_set_ignoring_case(world, tmp_path, monkeypatch):
 
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
-    f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi")
+    f"{c}: &{c} [{', '.join(['*' + p] * 9)}]\n" for p, c in zip("abcdefgh", "bcdefghi", strict=True)
 )
 
 
