@@ -167,7 +167,11 @@ class BenchmarkSpec(BaseModel):
     )
     runs_on: list[str] = Field(
         default_factory=lambda: ["self-hosted", "ascend"],
-        description="GitHub Actions runner labels for the CI job that runs this benchmark.",
+        description=(
+            "GitHub Actions runner labels for the CI job that runs this benchmark. "
+            "`/perfbot rerun` runs it only if this set is one of `rerun.runners` in "
+            "`.perfbot.yml` on the default branch."
+        ),
     )
     inference: bool = Field(
         default=False,
