@@ -136,6 +136,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("check", help="report findings")
     _lint_options(p)
     _gate_options(p)
+    p.add_argument(
+        "--explain-tables",
+        action="store_true",
+        help="print what perfbot recognised each table as (kind, why, column meanings) instead "
+        "of findings",
+    )
 
     p = sub.add_parser("fix", help="apply the fixes in place")
     _lint_options(p)
@@ -657,6 +663,21 @@ def _add_noqa(args: argparse.Namespace, run: _Runner, results: list[FileResult])
     return 2 if run.errors else 0
 
 
+def _explain_tables(run: _Runner) -> int:
+    from .context import Context
+    from .recognise import explain
+
+    for src, config, _decision in run.sources():
+        ctx = Context(src, config)
+        lines = explain(ctx.recognition)
+        print(f"{src.path}: {len(ctx.recognition)} table(s)")
+        for line in lines:
+            print(f"  {line}")
+    for e in run.errors:
+        print(e, file=sys.stderr)
+    return 2 if run.errors else 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .source import FileError
 
@@ -665,6 +686,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.add_noqa and (args.write_baseline or args.baseline or args.diff_base):
         raise UsageError("--add-noqa silences every finding: drop the other gate options")
     run = _Runner(args)
+    if getattr(args, "explain_tables", False):
+        return _explain_tables(run)
     results = []
     for got, notes in _map_checks(list(run.jobs())):
         if isinstance(got, FileError):
