@@ -92,3 +92,19 @@ def test_init_on_a_folder_without_readmes(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "No convention" in out and yaml.safe_load(out) == {}
     assert main(["init", str(Path(tmp_path, "missing"))]) == 2
+
+
+def test_init_never_declares_a_guide_column_as_the_repository_s_own(repo, capsys):
+    # `precision` is a guide column (fp16/bf16); a repository using it for a detection score
+    # does not get a `columns: [{name: precision}]` that would shadow it
+    for name in ("resnet", "vgg", "vit"):
+        p = repo / "configs" / name / "README.md"
+        text = (
+            p.read_text()
+            .replace("| acc@top1 |", "| precision |")
+            .replace("| 76.76 |", "| 79.38% |")
+        )
+        p.write_text(text)
+    assert main(["init", "--stdout"]) == 0
+    data = yaml.safe_load(capsys.readouterr().out)
+    assert "columns" not in data

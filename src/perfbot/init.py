@@ -144,7 +144,14 @@ def propose(s: Survey) -> Proposal:
     if allow:
         data["allow"] = allow
     least = max(MIN_READMES, MIN_COLUMN_SHARE * s.readmes)
-    cols = [(k, n) for k, n in s.columns.most_common() if n >= least]
+    from .spec import builtin_spec
+
+    guide = builtin_spec().performance
+
+    def guide_name(key: str) -> bool:  # a guide column's name or alias, used for other values
+        return any(r.column is not None for r in guide.resolve_header([key]))
+
+    cols = [(k, n) for k, n in s.columns.most_common() if n >= least and not guide_name(k)]
     if cols:
         data["columns"] = []
         for key, n in sorted(cols, key=lambda kn: (-kn[1], kn[0])):
