@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# perfbot's SARIF through Microsoft's SARIF Multitool (the validator GitHub's docs point to), with
+# the SARIF rules and GitHub's ingestion rules (GH*: every rule's help, fullDescription ...):
+# the shipped broken example, serially, and 70 copies of it, through the process pool. The tests
+# validate against the OASIS schema (tests/test_sarif_schema.py); this adds GitHub's rules.
+# Needs `sarif-multitool` on PATH (npm install -g @microsoft/sarif-multitool); skipped without.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v sarif-multitool >/dev/null 2>&1; then
+  echo "check-sarif: skipped (no sarif-multitool on PATH)"
+  exit 0
+fi
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/tree"
+git -C "$tmp/tree" init -q
+for i in $(seq -w 1 70); do
+  mkdir -p "$tmp/tree/m$i"
+  cp examples/broken/README.md "$tmp/tree/m$i/README.md"
+done
+root="$PWD"
+perfbot check --format sarif -o "$tmp/one.sarif" examples/broken || [ $? -eq 1 ]
+(cd "$tmp/tree" && perfbot check -q --format sarif -o "$tmp/pool.sarif" .) || [ $? -eq 1 ]
+for log in one pool; do
+  for kind in Sarif Gh; do
+    sarif-multitool validate --rule-kind "$kind" --output "$tmp/$log.$kind.out" "$tmp/$log.sarif" >/dev/null
+    n="$(python -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["runs"][0]["results"]))' "$tmp/$log.$kind.out")"
+    if [ "$n" != 0 ]; then
+      echo "check-sarif: $log.sarif has $n $kind problem(s):" >&2
+      python -c 'import json,sys; [print(r["ruleId"], r["message"].get("text", r["message"])) for r in json.load(open(sys.argv[1]))["runs"][0]["results"]]' "$tmp/$log.$kind.out" >&2
+      exit 1
+    fi
+  done
+done
+cd "$root"
+echo "check-sarif: ok (serial and process-pool SARIF, SARIF and GitHub rules)"
