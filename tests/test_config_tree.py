@@ -173,3 +173,23 @@ def test_exclude_with_gitignore_negation(repo):
     c = Config(exclude=["**/README_*.md", "!**/README_en.md"])
     assert c.is_model_readme("a/README_CN.md") is False
     assert c.is_model_readme("a/README_en.md") is None
+
+
+def test_globs_too_complex_for_bounded_time_are_refused(repo, capsys):
+    from perfbot.config import ConfigError, load_config
+
+    evil = "a/" + "/".join(["**/x"] * 8) + "/y"
+    write(repo / "bad.yml", f"paths: [{evil!r}]\n")
+    with pytest.raises(ConfigError, match="wildcards"):
+        load_config(repo / "bad.yml")
+    assert load_config(write(repo / "ok.yml", 'exclude: ["**/**/**/configs/*/README*.md"]\n'))
+    # the same patterns in a .gitignore are left out (they would take exponential time)
+    from perfbot.walk import _read_spec
+
+    deep = repo / "/".join(["x"] * 40)
+    write(deep / "README.md", README)
+    write(repo / ".gitignore", "*a*a*a*a*a*a*b\n" + evil + "\nnothing/\n")
+    spec = _read_spec(str(repo / ".gitignore"))
+    assert len(spec.patterns) == 1
+    main(["check", "--format", "json", "."])
+    assert json.loads(capsys.readouterr().out)["files"] == 2

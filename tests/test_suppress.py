@@ -85,3 +85,17 @@ def test_unknown_names_are_warnings_and_known_names_still_apply():
     res = check_source(Source.from_text(text, "README.md")).findings
     assert [(f.line, f.rule, f.severity) for f in res] == [(1, "PB001", "warning")]
     assert "`nope`" in res[0].message
+
+
+def test_hostile_directives_are_bounded():
+    from perfbot.suppress import MAX_DIRECTIVES, MAX_UNKNOWN, parse_directives
+
+    many = [f"<!-- perfbot-disable nope{i} -->" for i in range(MAX_DIRECTIVES + 50)]
+    got = parse_directives(many)
+    assert len(got.items) == MAX_DIRECTIVES and len(got.unknown) == MAX_UNKNOWN
+    # a comment that never closes is no directive; a comment runs to its first -->
+    assert parse_directives(["<!-- perfbot-disable " + " " * 100_000]).items == []
+    assert parse_directives(["<!-- perfbot-disable PB301" * 1000]).items == []
+    line = "<!-- x --> <!-- perfbot-enable --> <!-- perfbot-disable PB301 <!-- -->"
+    got = parse_directives([line])
+    assert [d.kind for d in got.items] == ["enable", "disable"] and got.unknown == [(1, "<!--")]

@@ -77,6 +77,8 @@ class Baseline:
                 data = json.load(fh)
         except OSError as e:
             raise BaselineError(f"{path}: cannot read: {e.strerror or e}") from None
+        except RecursionError:
+            raise BaselineError(f"{path}: not a perfbot baseline (nested too deeply)") from None
         except (ValueError, UnicodeDecodeError) as e:
             raise BaselineError(f"{path}: not a perfbot baseline (not JSON: {e})") from None
         if not isinstance(data, dict) or data.get("version") != VERSION:

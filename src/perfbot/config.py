@@ -167,6 +167,17 @@ class Config(_Strict):
         # keys in any spelling (PB401, pb401, img-s-mismatch, IMG-S-MISMATCH) become rule ids
         return {get_rule(k).id: s for k, s in v.items()}  # type: ignore[union-attr]
 
+    @field_validator("paths", "exclude")
+    @classmethod
+    def _globs(cls, v: list[str]) -> list[str]:
+        from .globs import too_complex
+
+        for pattern in v:
+            why = too_complex(pattern)
+            if why:
+                raise ValueError(f"{why}: {pattern[:80]!r}")
+        return v
+
     @field_validator("fixable", "unfixable")
     @classmethod
     def _rule_names(cls, v: list[str] | None) -> list[str] | None:
@@ -223,7 +234,9 @@ def _spec(patterns: tuple[str, ...]):  # -> pathspec.PathSpec
     any number of folders, a pattern without `/` matches in any folder, `!` negates."""
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines([p.removeprefix("./") for p in patterns])
+    from .globs import normalise
+
+    return pathspec.GitIgnoreSpec.from_lines([normalise(p) for p in patterns])
 
 
 def _glob(rel: str, pattern: str) -> bool:

@@ -27,9 +27,9 @@ if TYPE_CHECKING:
     from .model import Document
     from .registry import Finding
 
-_DIRECTIVE = re.compile(
-    r"<!--\s*perfbot-(disable-next-table|disable-file|disable|enable)\b([^>]*?)\s*-->"
-)
+_DIRECTIVE = re.compile(r"\s*perfbot-(disable-next-table|disable-file|disable|enable)\b")
+MAX_DIRECTIVES = 1000  # per file: more is not a README someone wrote by hand
+MAX_UNKNOWN = 100  # unknown names reported per file
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _MEMO_KEY = "perfbot.suppress.directives"
 
@@ -65,8 +65,10 @@ def parse_directives(lines: list[str]) -> Directives:
             continue
         if "perfbot-" not in line:
             continue
-        for d in _DIRECTIVE.finditer(line):
-            names = tuple(x for x in re.split(r"[\s,]+", d[2]) if x)
+        for kind, body in _comments(line):
+            if len(out.items) >= MAX_DIRECTIVES:
+                return out
+            names = tuple(x for x in re.split(r"[\s,]+", body) if x)[:100]
             rules: set[str] | None = None
             if names:
                 all_rules()
@@ -74,11 +76,29 @@ def parse_directives(lines: list[str]) -> Directives:
                 for name in names:
                     r = get_rule(name)
                     if r is None:
-                        out.unknown.append((n, name))
+                        if len(out.unknown) < MAX_UNKNOWN:
+                            out.unknown.append((n, name))
                     else:
                         rules.add(r.id)
-            out.items.append(Directive(n, d[1], names, None if rules is None else frozenset(rules)))
+            out.items.append(Directive(n, kind, names, None if rules is None else frozenset(rules)))
     return out
+
+
+def _comments(line: str):
+    """(kind, the text after it) of each ``<!-- perfbot-... -->`` comment of a line, in one pass
+    (no regular expression spans a comment: a long line cannot make the scan quadratic)."""
+    pos = 0
+    while True:
+        start = line.find("<!--", pos)
+        if start < 0:
+            return
+        end = line.find("-->", start + 4)
+        if end < 0:
+            return
+        m = _DIRECTIVE.match(line, start + 4, end)
+        if m is not None:
+            yield m[1], line[m.end() : end]
+        pos = end + 3
 
 
 def directives_of(ctx) -> Directives:  # ctx: perfbot.engine.Context (memoised per document)

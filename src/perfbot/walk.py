@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from .globs import MAX_PATTERNS, normalise, too_complex
+
 SKIP_DIRS = frozenset({".git", "node_modules"})
 MAX_IGNORE_BYTES = 1024 * 1024
 
@@ -21,10 +23,14 @@ def _read_spec(path: str):  # -> pathspec.GitIgnoreSpec | None
         if os.path.getsize(path) > MAX_IGNORE_BYTES:
             return None
         with open(path, encoding="utf-8", errors="replace") as fh:
-            lines = fh.read().splitlines()
+            lines = fh.read().splitlines()[:MAX_PATTERNS]
     except OSError:
         return None
     import pathspec
+
+    # a pattern too complex to match in bounded time is left out (perfbot then checks a file git
+    # would ignore: harmless); see perfbot.globs
+    lines = [normalise(ln) for ln in lines if not too_complex(ln)]
 
     try:
         return pathspec.GitIgnoreSpec.from_lines(lines)
