@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..fix import Edit, Fix
+from ..fix import Applicability, Edit, Fix
 from ..model import Cell, Row
 from ..parse import segments
 
@@ -15,9 +15,10 @@ def q(text: str) -> str:
     return f"`{t}`"
 
 
-def set_cell(cell: Cell, new: str, title: str) -> Fix:
-    """Replace a cell's text, keeping its padding and every other byte of the line."""
-    return Fix(title, (Edit(cell.line, cell.start, cell.end, new),))
+def set_cell(cell: Cell, new: str, title: str, applicability: Applicability = "safe") -> Fix:
+    """Replace a cell's text, keeping its padding and every other byte of the line. A new value
+    that changes a measured or declared fact is an ``unsafe`` fix."""
+    return Fix(title, (Edit(cell.line, cell.start, cell.end, new),), applicability)
 
 
 def cell_edit(cell: Cell, new: str) -> Edit:

@@ -38,7 +38,7 @@ def _issues(ctx: Context, table: Table) -> list:
 
 
 @rule("PB501", "cann-mismatch", severity="error", scope="requirements", fix="sometimes",
-      config_keys=("matrix",))  # fmt: skip
+      config_keys=("matrix",), safety="unsafe")  # fmt: skip
 def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     """The CANN version does not ship with the row's MindSpore release.
 
@@ -69,7 +69,9 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                     else " (if you verified another combination, list it under `matrix:` in "
                     ".perfbot.yml: it replaces perfbot's row for that MindSpore)"
                 ),
-                None if several else set_cell(cell, i.expected, f"Set CANN to {i.expected}"),
+                None
+                if several
+                else set_cell(cell, i.expected, f"Set CANN to {i.expected}", "unsafe"),
                 table=table.index,
                 row_key=cell.text,
             )

@@ -24,7 +24,8 @@ def requirements_lines(ctx: Context, versions: list[str]) -> list[str] | None:
     return [header, delim, *rows]
 
 
-@rule("PB101", "requirements-missing", severity="error", scope="document", fix="sometimes")
+@rule("PB101", "requirements-missing", severity="error", scope="document", fix="sometimes",
+      safety="unsafe")  # fmt: skip
 def requirements_missing(ctx: Context) -> Iterator[Issue]:
     """A README with a Performance table has no Requirements table.
 
@@ -68,7 +69,7 @@ def requirements_missing(ctx: Context) -> Iterator[Issue]:
         if scope is not None:
             new = [f"{'#' * scope.level} Requirements", "", *table, ""]
             fix = Fix("Add a Requirements section from the matrix",
-                      (Edit.insert_before(scope.line, new),))  # fmt: skip
+                      (Edit.insert_before(scope.line, new),), "unsafe")  # fmt: skip
     listed = ", ".join(versions) if versions else "the MindSpore version you tested with"
     yield Issue(
         first.header.line,

@@ -104,7 +104,8 @@ def _listed_versions(ctx: Context) -> list[str]:
     return out
 
 
-@rule("PB203", "sentence-version-unlisted", severity="error", scope="document", fix="sometimes")
+@rule("PB203", "sentence-version-unlisted", severity="error", scope="document", fix="sometimes",
+      safety="unsafe")  # fmt: skip
 def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
     """The MindSpore version in the sentence is not a row of the Requirements table.
 
@@ -138,7 +139,7 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
                 last = target.rows[-1]
                 new = "| " + " | ".join(values) + " |"  # type: ignore[arg-type]
                 fix = Fix(f"Add the matrix's row for MindSpore {values[0]}",
-                          (Edit.insert_after(last.line, last.raw, [new]),))  # fmt: skip
+                          (Edit.insert_after(last.line, last.raw, [new]),), "unsafe")  # fmt: skip
             yield Issue(
                 s.line,
                 f"the sentence names MindSpore `{v}`, which the Requirements table does not "
