@@ -170,13 +170,14 @@ _DEVICE = re.compile(
     r"(?:\s+(?:machines?|chips?|npus?|servers?))?"
 )
 _MS_VERSION = re.compile(
-    r"(?i)(?<![a-z])mind\s*s?p?s?o?r?e(?![a-z])\**\s*(?:版本为|版本|version)?\s*[:：]?\s*"
-    r"\[?v?(?P<v>\d+\.\d+(?:\.\d+)?(?:[-.]?rc\d*)?)"
+    r"(?i)(?<![a-z])mind[ \t]{0,2}s?p?s?o?r?e(?![a-z])\*{0,2}[ \t]{0,3}"
+    r"(?:(?:版本为|版本|version)[ \t]{0,3})?(?:[:：][ \t]{0,3})?"
+    r"\[?v?(?P<v>\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?:[-.]?rc\d{0,4})?)"
     r"(?:\s*/\s*(?P<v2>\d+\.\d+(?:\.\d+)?))?\]?\*?"
 )
 _MINDSPORE_TYPO = re.compile(r"(?i)\bmind(?:spore|psore|sopre|spre|spor|sproe)\b")
 _MODE = re.compile(
-    r"(?i)\**\b(?P<m>graph|pynative|py-native)\b\**\s+mode\b"
+    r"(?i)\b(?P<m>graph|pynative|py-native)\b\*{0,2}[ \t]{1,3}mode\b"
     r"|[（(]?(?P<zh>静态图|动态图|图)模式[）)]?"
 )
 _ZH_MODE = {"图": "graph", "静态图": "graph", "动态图": "pynative"}
