@@ -8,7 +8,7 @@ from ..engine import Context
 from ..fix import Edit, Fix
 from ..model import Table
 from ..registry import Issue, rule
-from ._util import q, reorder_line
+from ._util import floor_table, q, reorder_line
 
 
 def _schema_name(table: Table) -> str:
@@ -25,6 +25,8 @@ def header_case(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | ...
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     for col in ctx.columns(table):
         if col.how != "case" or col.column is None:
             continue
@@ -50,6 +52,8 @@ def header_alias(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | batch size | resolution | jit level | s/step | img/s |
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     for col in ctx.columns(table):
         if col.how != "alias" or col.column is None:
             continue
@@ -73,6 +77,8 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     have = {c.name for c in ctx.columns(table) if c.column is not None}
     if table.kind == "requirements":
         want = list(ctx.spec.requirements_order)
@@ -109,6 +115,8 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     cols = ctx.columns(table)
     names = [c.name for c in cols]
     if len({n for n in names if n}) != len([n for n in names if n]):
@@ -156,6 +164,8 @@ def not_centered(ctx: Context, table: Table) -> Iterator[Issue]:
         | model name | cards |
         |:----------:|:-----:|
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     bad = [c for c, a in zip(table.delimiter.cells, table.aligns, strict=False) if a != "center"]
     if not bad:
         return

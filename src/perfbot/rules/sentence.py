@@ -10,7 +10,7 @@ from ..model import Sentence, Table
 from ..parse import canonical_sentence, sentence_span
 from ..registry import Issue, rule
 from ..spec.versions import mindspore_versions, normalize_mindspore, same_mindspore
-from ._util import q
+from ._util import floor_table, q
 
 
 def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
@@ -165,6 +165,8 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
     req = ctx.doc.of_kind("requirements")
     if not req:
         return  # PB101 reports the missing table
+    if all(floor_table(ctx, t) for t in req):
+        return  # minimum versions only: PB103 asks for the tested ones
     listed = _listed_versions(ctx)
     target = req[0]
     ordered = [c.name for c in ctx.columns(target)] == list(ctx.spec.requirements_order)
