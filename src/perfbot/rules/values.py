@@ -538,9 +538,41 @@ def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
             )
 
 
+_GRAPH_ONLY = ("jit level", "graph compile")
+_SAMPLING = ("steps", "scheduler")
+_MODE_HEADERS = frozenset({"mode", "run mode", "exec mode", "execution mode", "ms mode", "模式",
+                           "运行模式"})  # fmt: skip
+
+
+def _row_mode(ctx: Context, table: Table, row: Row) -> str | None:
+    """`pynative` / `graph` for a row: its own `mode` cell, else the table's sentence."""
+    for col in ctx.columns(table):
+        if col.column is None and col.text.strip().strip("*").strip().lower() in _MODE_HEADERS:
+            cell = ctx.cell(row, col)
+            v = cell.value.lower() if cell else ""
+            if "pynative" in v or "动态图" in v:
+                return "pynative"
+            if "graph" in v or "图" in v:
+                return "graph"
+    return table.sentence.mode if table.sentence else None
+
+
+def _samples(ctx: Context, table: Table, row: Row) -> bool:
+    """The row samples: it has a scheduler or a number of steps (not both missing)."""
+    for name in _SAMPLING:
+        cell = ctx.cell(row, ctx.column(table, name))
+        if cell is not None and not PLACEHOLDER.match(cell.value.strip()):
+            return True
+    return False
+
+
 @rule("PB405", "missing-value", severity="warning", scope="performance")
 def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
-    """A required column has an empty or placeholder cell (`-`, `N/A`, `xx.xx`).
+    """A required column has an empty or placeholder cell (`-`, `N/A`, `N.A.`, `xx.xx`).
+
+    Not missing: `N/A` or `/` for jit level and graph compile in a row measured in PyNative
+    mode (its `mode` cell, or the sentence's mode); `N/A` for steps and scheduler in a stage
+    that does not sample.
 
     Example:
         | dit | 1 | 64 | 256x256 | O2 | - | 0.89 | 71.91 |
@@ -554,6 +586,10 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
         for col in cols:
             cell = ctx.cell(row, col)
             if cell is not None and PLACEHOLDER.match(cell.value.strip()):
+                if col.name in _GRAPH_ONLY and _row_mode(ctx, table, row) == "pynative":
+                    continue  # no jit level nor graph compile in PyNative mode
+                if col.name in _SAMPLING and not _samples(ctx, table, row):
+                    continue  # a stage that does not sample (a VAE, a mesh decoder)
                 yield Issue(
                     cell.line,
                     f"`{col.name}` has no value ({q(cell.value)}); the guide requires it",
