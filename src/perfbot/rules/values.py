@@ -642,9 +642,13 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             new, extra = _derived_value(ctx, table, row, cell, name)
             fix = set_cell(cell, new, f"Write {new}", "unsafe") if new is not None else None
         suggestion = f"; perfbot suggests `{new}`" if fix else ""
+        want = form.want
+        t = parse_time(v) if form_name == "decimal2" else None
+        if t is not None and t[1] is not None and Shown.half_of(t[2]) == 0.005:
+            want = "the number alone (the header gives the unit)"
         yield Issue(
             cell.line,
-            f"`{label}` {q(cell.value)}: the guide wants {form.want}, e.g. `{form.example}`"
+            f"`{label}` {q(cell.value)}: the guide wants {want}, e.g. `{form.example}`"
             f"{suggestion}{extra}",
             fix,
             table=table.index,
@@ -658,9 +662,10 @@ DERIVED = frozenset({"img/s", "s/img", "s/video"})
 
 
 def _padded(v: str) -> bool:
-    """The number shows fewer than 2 decimals: the guide's form would pad it with zeros."""
-    t = v.strip().strip("*`")
-    return parse_number(t) is not None and len(t.split(".", 1)[1] if "." in t else "") < 2
+    """The number shows fewer than 2 decimals (`457`, `88.1`, `84s`): the guide's form would pad
+    it with zeros."""
+    t = parse_time(v)
+    return t is not None and Shown.half_of(t[2]) > 0.005
 
 
 def _derived_value(
@@ -669,7 +674,10 @@ def _derived_value(
     """img/s with 2 decimals recomputed from the row when the shown value agrees with it (an
     unsafe fix: it writes digits the README did not show); s/img and s/video may be measured end
     to end, so they get no fix. Returns (value or None, a note for the message)."""
-    note = " (a derived number: recompute it, do not pad it with zeros)"
+    note = (
+        f" (not padded: `{round2(float(parse_time(cell.value)[0]))}` would claim a precision "  # type: ignore[index]
+        "nobody measured; write the value with the 2 decimals you measured or computed)"
+    )
     if name != "img/s":
         return None, note
     nums = _numbers(ctx, table, row)
