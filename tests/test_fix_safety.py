@@ -95,3 +95,12 @@ def test_review_offers_an_unsafe_fix_and_says_either_cell_may_be_wrong():
     assert "either may be the wrong one" in unsafe_body
     safe_body = comment_body(by_line[17])  # `o2` -> `O2` only
     assert "```suggestion" in safe_body and "either may be the wrong one" not in safe_body
+
+
+def test_statistics_count_unsafe_fixes(repo, capsys):
+    main(["check", "--statistics", "README.md"])
+    lines = capsys.readouterr().out.splitlines()
+    pb401 = next(ln for ln in lines if "PB401" in ln)
+    assert pb401.endswith("(2 fixable, 2 unsafe)")
+    pb413 = next(ln for ln in lines if "PB413" in ln)
+    assert pb413.endswith("(1 fixable)")
