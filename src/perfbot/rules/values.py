@@ -363,8 +363,10 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
             yield Issue(
                 img_cell.line,
                 f"the `s/step` cell {q(nums.step_cell.value)} looks like steps per second: img/s "
-                f"{q(img_cell.value)} is cards × batch size × {nums.step_cell.value}"
+                f"{q(img_cell.value)} is cards × batch size × the cell "
+                f"({nums.cards} × {nums.batch} × {nums.step_cell.value}"
                 + (f" / {nums.steps} steps" if nums.steps > 1 else "")
+                + f" = {round2(nums.cards * nums.batch * nums.step.value / nums.steps)})"
                 + f"; write seconds per step ({round2(1 / nums.step.value)} s/step), or check "
                 f"img/s (with {nums.step_cell.value} s/step it would be {want})",
                 **where,  # type: ignore[arg-type]
