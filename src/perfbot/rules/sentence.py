@@ -179,15 +179,16 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
             fix = None
             row = ctx.matrix.canonical_row(v)
             values = [row.get(k) for k in ("mindspore", "driver", "firmware", "cann")]
-            if row and ordered and all(values) and target.rows:
+            if row and ordered and all(values) and target.rows and not _partial(v):
                 last = target.rows[-1]
                 new = "| " + " | ".join(values) + " |"  # type: ignore[arg-type]
                 fix = Fix(f"Add the matrix's row for MindSpore {values[0]}",
                           (Edit.insert_after(last.line, last.raw, [new]),), "unsafe")  # fmt: skip
+            incomplete = " (an incomplete version: write the one you tested with)" * _partial(v)
             yield Issue(
                 s.line,
-                f"the sentence names MindSpore `{v}`, which the Requirements table does not "
-                "list; add its row (driver, firmware, CANN) to the Requirements table",
+                f"the sentence names MindSpore `{v}`{incomplete}, which the Requirements table "
+                "does not list; add its row (driver, firmware, CANN) to the Requirements table",
                 fix,
                 table=t.index,
             )
