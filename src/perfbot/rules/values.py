@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -67,16 +68,6 @@ class Shown:
     def cut_hi(self) -> float:
         """The top of the interval when the last digit may have been cut, not rounded."""
         return self.value + 2 * self.half
-
-    @property
-    def decimals(self) -> int:
-        return max(0, round(-_log10(2 * self.half)))
-
-
-def _log10(x: float) -> float:
-    import math
-
-    return math.log10(x)
 
 
 def _int(cell: Cell | None) -> int | None:
@@ -211,11 +202,12 @@ class Counting:
 def _notes_below(ctx: Context, table: Table) -> list[str]:
     """The lines right under a table, up to the next heading, table or a few lines."""
     out: list[str] = []
-    starts = sorted(
-        [h.line for h in ctx.doc.headings if h.line > table.end_line]
-        + [t.start_line for t in ctx.doc.tables if t.start_line > table.end_line]
-    )
-    stop = min([table.end_line + 1 + _NOTE_LINES, *starts[:1]])
+    starts = ctx.memo.get("block-starts")
+    if not isinstance(starts, list):  # once per document: a README can hold thousands of tables
+        starts = sorted([h.line for h in ctx.doc.headings] + [t.start_line for t in ctx.doc.tables])
+        ctx.memo["block-starts"] = starts
+    i = bisect_right(starts, table.end_line)
+    stop = min([table.end_line + 1 + _NOTE_LINES, *starts[i : i + 1]])
     size = 0
     for n in range(table.end_line + 1, min(stop, len(ctx.source.lines) + 1)):
         line = ctx.source.line(n)[:_NOTE_CHARS]
