@@ -602,6 +602,11 @@ def _form_issues(ctx: Context, table: Table, form_name: str) -> Iterator[Issue]:
         yield from _check_column(ctx, table, col, form_name)
 
 
+# a short note in brackets after a value (`12x308x476(video)`, `4 (video)`)
+_NOTE = re.compile(r"[ \t]{0,3}[(（][^()（）]{1,40}[)）]$")
+_NOTED_FORMS = frozenset({"positive_int", "resolution"})
+
+
 def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> Iterator[Issue]:
     form = FORMS[form_name]
     name = col.column.name  # type: ignore[union-attr]
@@ -614,6 +619,8 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
         v = cell.value.strip()
         if PLACEHOLDER.match(v) or form.match(v):
             continue
+        if form_name in _NOTED_FORMS and form.match(_NOTE.sub("", v)):
+            continue  # `1372x2044 (image)`, `4 (video)`: the guide's value, with a short note
         if (
             form_name == "graph_compile"
             and ctx.config.allow.compile_seconds
