@@ -10,7 +10,7 @@ from ..model import Cell, Row
 from ..parse import segments
 
 if TYPE_CHECKING:
-    from ..engine import Context
+    from ..context import Context
     from ..model import Table
 
 # a minimum version, not a tested one: `>=2.6.0`, `≥ 8.1.RC1`, `2.6.0+`, `2.6 及以上`, `or later`
