@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
 
 sys.path.insert(0, str(Path(__file__).parent / "github"))
 
@@ -15,13 +16,15 @@ from review_kit import BROKEN
 
 from perfbot.cli import main
 from perfbot.config import Config
-from perfbot.engine import check_source, fix_source
+from perfbot.engine import applicable, check_source, fix_source
 from perfbot.github.review import comment_body, plan_file
 from perfbot.registry import all_rules, get_rule
 from perfbot.source import Source
+from perfbot.spec.forms import parse_time
+from test_hypothesis import CONFIGS, SETTINGS, document
 
 # BROKEN has one safe-only row (17: `o2`), two rows whose img/s disagrees with the other cells
-# (15, 16: a recomputed img/s is unsafe) and a driver spelled in lowercase (7: safe).
+# (15, 16: a recomputed img/s is unsafe) and a driver spelled without its dot (7: safe).
 WRONG_IMG_S = "| toynet-m | 8 | 16 | 256 x 256 | O2 | 3~5 mins | 0.80 | 99.99 |"
 
 
@@ -104,3 +107,23 @@ def test_statistics_count_unsafe_fixes(repo, capsys):
     assert pb401.endswith("(2 fixable, 2 unsafe)")
     pb413 = next(ln for ln in lines if "PB413" in ln)
     assert pb413.endswith("(1 fixable)")
+
+
+# --- a property: safe fixes never change a number beyond its shown decimals ---------------------
+
+
+@SETTINGS
+@given(document(), CONFIGS)
+def test_safe_fixes_keep_every_number_and_settle(text: str, config) -> None:
+    src = Source.from_text(text)
+    for f in check_source(src, config).findings:
+        if f.fix is None or not f.fix.safe:
+            continue
+        for e in f.fix.edits:
+            old, new = parse_time(src.line(e.line)[e.start : e.end]), parse_time(e.text)
+            if old is not None and new is not None and "\n" not in e.text:
+                assert abs(old[0] - new[0]) <= 0.005 + 1e-9 * abs(old[0]), (f, e)
+    fixed, _ = fix_source(src, config, unsafe=False)
+    again = Source.from_text(fixed)
+    assert not [f for f in check_source(again, config).findings if applicable(f, False)]
+    assert fix_source(again, config, unsafe=False)[0] == fixed
