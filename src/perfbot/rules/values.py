@@ -224,7 +224,10 @@ def _counting(ctx: Context, table: Table) -> Counting:
     if isinstance(found, Counting):
         return found
     notes = _notes_below(ctx, table)
-    texts = [h.text for h in table.section[-2:]] + notes
+    # the table's own headings, not the document's title (`# Open-Sora: video generation` says
+    # nothing about one table)
+    title = next((h for h in ctx.doc.headings if h.level == 1), None)
+    texts = [h.text for h in table.section[-2:] if h is not title] + notes
     if table.sentence is not None:
         texts.append(table.sentence.text)
     counts: set[int] = set()
