@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..context import Context
@@ -13,12 +14,25 @@ from ..spec.versions import mindspore_versions, normalize_mindspore, same_mindsp
 from ._util import floor_table, q
 
 
+# hardware the guide's sentence is not about (it names Ascend 910 or 910*): a table measured there
+# is another machine's benchmark, and its sentence cannot be written in the guide's words
+_OTHER_HARDWARE = re.compile(
+    r"(?i)(?<![a-z0-9])(?:310[PB]?|GPUs?|CPUs?|GeForce|RTX|Tesla|[AHV]100|[AH]800|"
+    r"Orange[ -]?Pi|Atlas[ -]?(?:200|300)[A-Z]*)(?![a-z0-9])"
+)
+
+
+def _other_hardware(s: Sentence) -> bool:
+    return s.device is None and _OTHER_HARDWARE.search(s.text) is not None
+
+
 def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
-    """Each sentence that governs a performance table, once, with the first table it governs."""
+    """Each sentence that governs a performance table, once, with the first table it governs
+    (not the sentences of benchmarks on other hardware: a GPU, an Ascend 310P)."""
     seen: set[int] = set()
     out = []
     for t in ctx.doc.of_kind("performance"):
-        if t.sentence and t.sentence.line not in seen:
+        if t.sentence and t.sentence.line not in seen and not _other_hardware(t.sentence):
             seen.add(t.sentence.line)
             out.append((t.sentence, t))
     return out
