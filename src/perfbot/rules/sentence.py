@@ -13,7 +13,6 @@ from ..registry import Issue, rule
 from ..spec.versions import mindspore_versions, normalize_mindspore, same_mindspore
 from ._util import floor_table, q
 
-
 # hardware the guide's sentence is not about (it names Ascend 910 or 910*): a table measured there
 # is another machine's benchmark, and its sentence cannot be written in the guide's words
 _OTHER_HARDWARE = re.compile(
