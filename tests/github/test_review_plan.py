@@ -266,6 +266,8 @@ def test_findings_file_round_trip():
     assert [it.key for it in back.items] == [it.key for it in p.items]
     assert [r.fp for r in back.reports] == [r.fp for r in p.reports]
     assert [r.table_lines for r in back.reports] == [r.table_lines for r in p.reports]
+    assert [r.unsafe for r in back.reports] == [r.unsafe for r in p.reports]
+    assert any(r.unsafe for r in back.reports)  # a recomputed img/s: the review still says so
 
 
 def test_summary_comment():
