@@ -280,4 +280,5 @@ def test_summary_comment():
     assert "**2 errors · 3 warnings · 1 info**" in body
     assert 'pip install "perfbot @ git+https://github.com/org/perfbot@v1"' in body
     assert "perfbot fix configs/toynet/README.md" in body
+    assert "2 of these fixes change a measured or declared value" in body  # two img/s rows
     assert body.count("\n| ") == 7  # header + 6 findings

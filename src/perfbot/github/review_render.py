@@ -279,7 +279,14 @@ def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) 
             cmd = "perfbot fix " + " ".join(shlex.quote(p) for p in paths)
             if install:
                 cmd = f"{install}\n{cmd}"
-            out.append("**Fix everything locally:**\n\n" + _code_block(cmd, "sh"))
+            block = "**Fix everything locally:**\n\n" + _code_block(cmd, "sh")
+            unsafe = sum(r.unsafe for r in plan.in_scope)
+            if unsafe:
+                block += (
+                    f"\n\n{unsafe} of these fixes change a measured or declared value; "
+                    "`perfbot fix` leaves them until you add `--unsafe-fixes`."
+                )
+            out.append(block)
     if out_of_scope:
         out.append(
             f"<sub>{out_of_scope} more finding{'s' if out_of_scope != 1 else ''} in these files "
