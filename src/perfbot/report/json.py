@@ -7,6 +7,7 @@
                "slug": "img-s-mismatch", "severity": "error", "message": "...",
                "fixable": true,
                "fix": {"start_line": 12, "end_line": 12, "replacement": "...\\n",
+                       "applicability": "unsafe",
                        "edits": [{"line": 12, "column": 40, "end_column": 46,
                                   "text": "550.54"}]}}],
  "errors": [{"path": "b/README.md", "message": "looks like a binary file (NUL bytes), ..."}]}
@@ -18,7 +19,9 @@ the fix edits on the finding's line, else null). ``fix.replacement`` is the text
 it replaces): apply one per line. ``fix.edits`` are the same fix as column edits
 (``{"line", "column", "end_column", "text"}``, end exclusive), which compose with the edits of the
 other findings on the same line (apply them right to left; skip one that overlaps an edit already
-applied).
+applied). ``fix.applicability`` is ``"safe"`` (presentation only: `perfbot fix` applies it) or
+``"unsafe"`` (it changes a measured or declared value: applied only with
+`perfbot fix --unsafe-fixes`).
 """
 
 from __future__ import annotations
@@ -46,7 +49,13 @@ def _fix(f: Finding, src: Source | None) -> dict[str, Any] | None:
          "text": e.text.replace("\n", src.newline)}
         for e in sorted(select_edits(list(f.fix.edits)), key=lambda e: (e.line, e.start))
     ]  # fmt: skip
-    return {"start_line": start, "end_line": end, "replacement": text, "edits": edits}
+    return {
+        "start_line": start,
+        "end_line": end,
+        "replacement": text,
+        "applicability": f.fix.applicability,
+        "edits": edits,
+    }
 
 
 def columns(f: Finding) -> tuple[int | None, int | None]:
