@@ -225,7 +225,7 @@ def settle(p: Proposal, s: Survey, sources: list[Source]) -> tuple[str, list, li
         if extra > 0:
             p.columns_held = (
                 f"declaring these columns would add {extra} findings (their headers are checked "
-                "too); uncomment after `perfbot fix`"
+                "too); uncomment them, then run `perfbot fix` again"
             )
             text = render(p, s)
             after = alt
