@@ -180,14 +180,12 @@ def _addressed(line: str) -> bool:
 
 
 def code(text: str, limit: int = _QUOTE_LEN) -> str:
-    """``text`` as an inline code span for a reply: shortened, never closed early by a backtick,
-    and so never a link, a mention or HTML."""
-    t = text if len(text) <= limit else text[: limit - 1] + "…"
-    t = "".join(c if c.isprintable() else "�" for c in t)
-    longest = max((len(m) for m in re.findall(r"`+", t)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if t.startswith("`") or t.endswith("`") or not t.strip() else ""
-    return f"{fence}{pad}{t}{pad}{fence}"
+    """``text`` as an inline code span for a reply: shortened, on one line, never closed early
+    by a backtick, never ``<!--``, and so never a link, a mention, HTML or a forged marker
+    (:func:`perfbot.github.markdown.code`, the one escaping path)."""
+    from perfbot.github.markdown import code as inert_code
+
+    return inert_code(text, limit)
 
 
 def _describe(c: str) -> str:

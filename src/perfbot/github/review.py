@@ -64,6 +64,7 @@ from .client import Client, GitHubError, NetworkError
 from .diff import FilterMode, hunks_by_path
 from .event import CIEnv, EventError, PullRequestInfo, in_github_actions
 from .findings_file import FindingsFile, from_file, to_file
+from .markdown import code
 from .review_plan import FilePlan, Item, Plan, Report, decide, fix_with_map, plan_file
 from .review_post import Existing, Outcome, Publisher
 from .review_post import _parse_posted as _parse_posted
@@ -420,7 +421,7 @@ def review_main(argv: Sequence[str] | None = None) -> int:
             )
             if args.findings_out:
                 run.notes.append(
-                    f"The findings were written to `{md_text(args.findings_out)}` for the "
+                    f"The findings were written to {code(args.findings_out)} for the "
                     "`perfbot post` workflow."
                 )
         elif not run.token:
