@@ -69,12 +69,13 @@ def test_two_workflows_post_one_review_that_fixes_the_file(gh, action, fork_pr, 
     assert [c["line"] for c in comments] == [7, 15, 16, 17]
     fixed = apply_like_github(BROKEN, comments)
     assert not [f for f in check_source(Source.from_text(fixed)).findings if f.fixable]
-    # pull, files, review comments, issue comments, review, summary
+    # pull, files, review comments, issue comments, reviews, review, summary
     assert [(q.method, q.path.rsplit("/", 1)[-1]) for q in r.requests] == [
         ("GET", str(fork_pr.number)),
         ("GET", "files"),
         ("GET", "comments"),
         ("GET", "comments"),
+        ("GET", "reviews"),
         ("POST", "reviews"),
         ("POST", "comments"),
     ]

@@ -421,7 +421,7 @@ def read_repo_config(client: Client, path: str, ref: str) -> tuple[dict | None, 
     try:
         parsed = yaml.safe_load(_text_of(data, path))
     except (ValueError, yaml.YAMLError) as e:
-        return None, f"`{path}` is not valid YAML: {str(e).splitlines()[0]}"
+        return None, f"`{path}` is not valid YAML: {code((str(e).splitlines() or [''])[0], 200)}"
     if parsed is None:
         return {}, None
     if not isinstance(parsed, dict):
@@ -441,7 +441,9 @@ def rerun_policy(data: Mapping | None, path: str):  # -> perfbot.config.RerunCon
     except ValidationError as e:
         err = e.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
-        raise ValueError(f"`{path}`: rerun.{loc}: {err['msg']}") from None
+        raise ValueError(
+            f"`{path}`: {code('rerun.' + loc, 200)}: {code(err['msg'], 300)}"
+        ) from None
 
 
 def _select(specs: list, targets: tuple[str, ...], options: Mapping[str, int | str], base: str):

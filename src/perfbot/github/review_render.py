@@ -122,10 +122,14 @@ def review_body(
     plan: Plan, env: CIEnv, inline: list[Item], body: list[Item], key: str, note: str = ""
 ) -> str:
     """The review's body: its marker (``key``: the review's identity, for a retry to find it),
-    the counts, ``note``, and the ``body`` items GitHub takes no inline comment on."""
+    the keys of the ``body`` items (a later run reads them here, even when the summary comment
+    that also lists them could not be posted), the counts, ``note``, and the ``body`` items
+    GitHub takes no inline comment on."""
     c = plan.counts()
     n = c["findings"]
     head = f"<!-- perfbot:review={key} -->\n"
+    if body:
+        head += f"<!-- perfbot:reported={' '.join(sorted({it.key for it in body}))} -->\n"
     text = (
         "**perfbot** checked the README tables this pull request changes: "
         f"{_n(n, 'problem')} ({_n(c['errors'], 'error')}, {_n(c['warnings'], 'warning')}, "

@@ -1,0 +1,30 @@
+"""A run that fails half way: what it posted is remembered where the next run reads it."""
+
+import re
+
+import review_kit
+from review_kit import BROKEN, README
+
+action = review_kit.action  # the fixture
+
+
+def test_a_review_posted_then_a_failed_summary_does_not_repeat_the_body_items(gh, action):
+    # the PR changes line 1 only, and `file` mode reports the whole file: every item is outside
+    # the diff, so all of them go into the review body (audit item 10)
+    old = "# Old title\n" + BROKEN.split("\n", 1)[1]
+    pr = gh.add_pull(changes={README: (old, BROKEN)})
+    gh.fail_next("POST", re.compile(r"/issues/\d+/comments$"), 502, times=2)
+    first = action.run(pr, "--filter-mode=file")
+    assert first.rc == 2 and "could not post the summary comment" in first.err
+    (review,) = gh.reviews
+    assert "<!-- perfbot:reported=" in review["body"].split("\n", 2)[1]
+    summaries = [c for c in gh.issue_comments if "perfbot:summary" in c["body"]]
+    assert summaries == []
+
+    second = action.run(pr, "--filter-mode=file")
+    assert second.rc == 1, second.err
+    assert len(gh.reviews) == 1  # the body items were not posted again
+    (summary,) = [c for c in gh.issue_comments if "perfbot:summary" in c["body"]]
+    assert "in the review" in summary["body"]
+    third = action.run(pr, "--filter-mode=file")
+    assert len(gh.reviews) == 1 and [q for q in third.requests if q.method != "GET"] == []
