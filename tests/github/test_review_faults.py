@@ -28,3 +28,16 @@ def test_a_review_posted_then_a_failed_summary_does_not_repeat_the_body_items(gh
     assert "in the review" in summary["body"]
     third = action.run(pr, "--filter-mode=file")
     assert len(gh.reviews) == 1 and [q for q in third.requests if q.method != "GET"] == []
+
+
+def test_a_long_rate_limit_ends_the_run_with_try_again_later(gh, action, monkeypatch):
+    import time
+
+    slept: list[float] = []
+    monkeypatch.setattr(time, "sleep", slept.append)
+    pr = gh.add_pull(changes={README: (None, BROKEN)})
+    gh.fail_next("GET", "/files", 403, headers={"Retry-After": "86400"}, times=10)
+    r = action.run(pr)
+    assert r.rc == 2 and "rate limited, try again later" in r.err
+    assert "Traceback" not in r.err and sum(slept) <= 300
+    assert gh.reviews == [] and gh.issue_comments == []
