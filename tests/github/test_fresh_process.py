@@ -117,3 +117,62 @@ def test_the_rule_registry_is_complete_in_a_fresh_process():
     )
     got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert got.stdout.split() == ["PB401", "True"], got.stderr
+
+
+def test_rerun_command_plan_bench_report_in_fresh_processes(tmp_path):
+    import yaml
+
+    from test_rerun_e2e import BASE_README, CONFIG, read_outputs
+    from test_rerun_e2e import README as RERUN_README
+
+    config = {"benchmarks": [b for b in CONFIG["benchmarks"] if b["name"] in ("dit-1p", "dit-8p")]}
+    with LoopbackGitHub() as gh:
+        gh.set_permission("maintainer", "maintain")
+        head = BASE_README + "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.93 | 550.54 |\n"
+        pr = gh.add_pull(
+            changes={RERUN_README: (BASE_README, head)},
+            contents={".perfbot.yml": yaml.safe_dump(config)},
+        )
+
+        # gate: `perfbot command` on the comment's event (no checkout)
+        comment = gh.add_issue_comment(1, "/perfbot rerun", user="maintainer")
+        event = load_event("issue_comment_created")
+        event["comment"].update(id=comment["id"], body=comment["body"])
+        event["comment"]["user"]["login"] = event["sender"]["login"] = "maintainer"
+        env = runner_env(gh, tmp_path, "gate", "issue_comment", event, gh.WRITE_TOKEN)
+        (tmp_path / "gate.output").write_text("")
+        gate_dir = tmp_path / "gate"
+        gate_dir.mkdir()
+        got = run_perfbot(["command", "--config", ".perfbot.yml"], env, gate_dir)
+        assert got.returncode == 0, got.stderr
+        gate = read_outputs((tmp_path / "gate.output").read_text())
+        assert gate["run"] == "true" and gate["sha"] == pr.head_sha
+        matrix = json.loads(gate["matrix"])
+
+        # plan, on a checkout of the pinned sha: the same jobs as the gate's matrix
+        work = checkout(gh, gate["sha"], tmp_path / "runner")
+        plan = run_perfbot(["plan", "--config", ".perfbot.yml"], {}, work)
+        assert plan.returncode == 0, plan.stderr
+        assert [j["name"] for j in json.loads(plan.stdout)["include"]] == [
+            j["name"] for j in matrix["include"]
+        ]
+
+        # bench: one process per matrix entry
+        results = tmp_path / "results"
+        for job in matrix["include"]:
+            argv = ["bench", "--config", ".perfbot.yml", "--name", job["name"],
+                    "--out", str(results / f"{job['name']}.json"), "--quiet"]  # fmt: skip
+            b = run_perfbot(argv, {"GITHUB_SHA": gate["sha"]}, work)
+            assert b.returncode == 0, b.stderr
+
+        # report: merges the results and posts one review
+        env = runner_env(gh, tmp_path, "report", "issue_comment", event, gh.WRITE_TOKEN)
+        del env["GITHUB_OUTPUT"]
+        argv = ["report", "--results", str(results), "--pr", gate["pr"], "--sha", gate["sha"],
+                "--matrix", gate["matrix"], "--config", ".perfbot.yml"]  # fmt: skip
+        rep = run_perfbot(argv, env, gate_dir)
+        assert rep.returncode == 0, rep.stderr
+        (review,) = gh.reviews
+        assert review["commit_id"] == gate["sha"]
+        assert "2 of 2 benchmarks measured" in review["body"]
+        assert gh.schema_errors == [] and gh.unhandled == []
