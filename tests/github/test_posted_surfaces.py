@@ -243,3 +243,16 @@ def test_audit_1b_a_benchmark_name_quoted_in_a_refusal_is_no_marker(gh, tmp_path
     (reply,) = [c["body"] for c in gh.issue_comments if c["user"] == "github-actions[bot]"]
     assert "perfbot:ok-to-test sha=" in reply  # the name is quoted back...
     assert "<!-- perfbot:ok-to-test" not in reply  # ...but can no longer be read as a marker
+
+
+@settings(max_examples=150, deadline=None)
+@given(hostile, hostile)
+def test_refusals_quote_the_comment_inert(a, b):
+    from perfbot.github.command import Invalid, parse_comment
+
+    for body in (f"/perfbot rerun {a}", f"/perfbot {a}", f"/perfbot rerun x {a}={b}"):
+        cmd = parse_comment(body.split("\n")[0])
+        if isinstance(cmd, Invalid):
+            sh = shape(cmd.reason)
+            assert set(sh.tags) <= {"p", "code"} and sh.hrefs == [] and sh.mentions == 0
+            assert sh.comments == 0 and "<!--" not in cmd.reason, cmd.reason
