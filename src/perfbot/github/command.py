@@ -384,11 +384,21 @@ class _Run:
             _log(f"could not react with {content}: {e}")
 
     def reply(self, text: str) -> dict:
+        from perfbot.github.client import GitHubError, NetworkError
         from perfbot.github.suggest import clamp_body
 
         who = f"@{self.login} " if _LOGIN.fullmatch(self.login) else ""
         body = clamp_body(f"{who}{text}\n\n{REPLY_MARKER}")
-        return self.client.create_issue_comment(self.number, body)
+        try:
+            return self.client.create_issue_comment(self.number, body)
+        except GitHubError as e:
+            # a 5xx or a lost answer: GitHub may have posted it; look before posting once more
+            if not (isinstance(e, NetworkError) or e.status >= 500):
+                raise
+            for c in reversed(self.client.issue_comments(self.number)):
+                if (c.get("body") or "") == body:
+                    return c
+            return self.client.create_issue_comment(self.number, body)
 
     def refuse(self, reason: str, *, usage: bool = False) -> None:
         _log(f"refused: {reason}")
