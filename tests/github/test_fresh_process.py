@@ -128,6 +128,11 @@ def test_rerun_command_plan_bench_report_in_fresh_processes(tmp_path):
     config = {"benchmarks": [b for b in CONFIG["benchmarks"] if b["name"] in ("dit-1p", "dit-8p")]}
     with LoopbackGitHub() as gh:
         gh.set_permission("maintainer", "maintain")
+        gh.set_contents(
+            "main",
+            ".perfbot.yml",
+            "rerun: {runners: [[self-hosted, ascend], [self-hosted, ascend, 8p]]}\n",
+        )
         head = BASE_README + "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.93 | 550.54 |\n"
         pr = gh.add_pull(
             changes={RERUN_README: (BASE_README, head)},

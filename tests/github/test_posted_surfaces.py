@@ -46,7 +46,9 @@ OURS_URL = "https://github.com/org/models/blob/"
 
 
 def ours(href: str) -> bool:
-    return href.startswith((OURS_URL, "https://github.com/mindspore-lab/perfbot/blob/main/docs"))
+    from perfbot.docs import RULES_URL
+
+    return href.startswith((OURS_URL, RULES_URL))
 
 
 @pytest.mark.parametrize(
