@@ -60,7 +60,7 @@ from pydantic import ValidationError
 from ..config import Config, ConfigError, config_for, load_config
 from ..engine import FileResult, at_or_above
 from ..registry import get_rule
-from .client import Client, GitHubError, NetworkError
+from .client import Client, GitHubError, NetworkError, RateLimitedError
 from .diff import FilterMode, hunks_by_path
 from .event import CIEnv, EventError, PullRequestInfo, in_github_actions
 from .findings_file import FindingsFile, from_file, to_file
@@ -444,6 +444,8 @@ def _fail_early(msg: str) -> int:
 
 
 def _explain(e: GitHubError, run: _Run) -> str:
+    if isinstance(e, RateLimitedError):
+        return str(e)
     if isinstance(e, NetworkError):
         return f"{e.message}; check GITHUB_API_URL / --api-url ({run.api_url}) and the network"
     if e.status == 401:
