@@ -179,14 +179,24 @@ def _rerun_body(name: str, selector: str, message: str, log: str, runner: str) -
             log_tail=log.split("\n"),
         ),
     ]
+    results.append(result(name=f"{name}-d"))  # a changed row: an inline suggestion
     groups = refresh_all(results, read=lambda p: RREADME.encode(), config=Config(), sha=RSHA)
-    return plan_review(groups, rerun=RerunConfig(), sha=RSHA, notes=[f"note {message}"]).body
+    from github_fake import make_patch
+    from perfbot.github.diff import parse_patch
+
+    hunks = {RPATH: parse_patch(make_patch(None, RREADME))}
+    plan = plan_review(
+        groups, rerun=RerunConfig(), sha=RSHA, notes=[f"note {message}"], hunks=hunks
+    )
+    assert len(plan.comments) == 1
+    comment = re.split(r"\n`{3,}suggestion\n", plan.comments[0]["body"])[0]
+    return plan.body + "\n\n" + comment
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(hostile, hostile, hostile, hostile)
-def test_rerun_report_renders_untrusted_text_inert(selector, message, log, runner):
-    bad = _rerun_body("bench", selector, message, log, runner)
+@given(hostile, hostile, hostile, hostile, hostile)
+def test_rerun_report_renders_untrusted_text_inert(name, selector, message, log, runner):
+    bad = _rerun_body(name, selector, message, log, runner)
     good = _rerun_body("bench", "x", "words", "x", "x")
     assert_inert(bad, good, where="rerun report")
 
