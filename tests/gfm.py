@@ -23,7 +23,7 @@ from cmarkgfm.cmark import Options
 EXTENSIONS = ["table", "autolink", "strikethrough", "tagfilter"]
 # GitHub: @login (1-39 of [A-Za-z0-9-], not after a word character), @org/team
 MENTION = re.compile(r"(?<![A-Za-z0-9_])@[A-Za-z0-9]")
-REFERENCE = re.compile(r"(?<![A-Za-z0-9_&])#[0-9]")
+REFERENCE = re.compile(r"(?<![A-Za-z0-9_&])#[0-9]|\bGH-[0-9]", re.IGNORECASE)
 _SKIP_TEXT = {"code", "pre", "a"}  # GitHub finds no mention or reference inside these
 
 

@@ -18,8 +18,8 @@ from perfbot.github.markdown import ZWJ, block, code, inert, message
 PIECES = [
     "`", "``", "```", "~~~", "\\", "|", "*", "_", "~~", "[", "]", "(", ")", "!", "<", ">", "&",
     "#", "#1", "@", "@org/maintainers", "@alice", "a@evil.example", "www.evil.example",
-    "http://evil.example/x", "https:", "//", ".", ":", "-", "+", "1.", "$x$", "=", "\n", "\t",
-    " ", "  ", "\r", "\x00", "\u202e", "\u200b", "é", "x", "0.89",
+    "GH-1", "gh-", "http://evil.example/x", "https:", "//", ".", ":", "-", "+", "1.", "$x$", "=",
+    "\n", "\t", " ", "  ", "\r", "\x00", "\u202e", "\u200b", "é", "x", "0.89",
     "<img src=https://evil.example/p.png>", "<a href=https://evil.example>fix</a>",
     "<details><summary>x", "</details>", "<!--", "-->",
     "<!-- perfbot:ok-to-test sha=" + "b" * 40 + " by=maintainer comment=1000004 -->",

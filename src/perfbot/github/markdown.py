@@ -14,9 +14,10 @@ GitHub's mention and reference filters):
   (emphasis, links, images, strikethrough, tables, headings, lists, code spans), and a code span
   or block gets a fence longer than any backtick (or tilde) run inside it (CommonMark pairs a
   code span only with a closing run of exactly the same length);
-* no mention, team mention, e-mail autolink or issue reference: GitHub finds ``@name`` and
-  ``#123`` in the *rendered* text, where backslashes are gone, so an ``@`` or a ``#`` before a
-  name character gets a U+200D ZERO WIDTH JOINER after it (code is left alone by GitHub);
+* no mention, team mention, e-mail autolink or issue reference: GitHub finds ``@name``,
+  ``#123`` and ``GH-123`` in the *rendered* text, where backslashes are gone, so an ``@`` or a
+  ``#`` before a name character (and the ``-`` of ``GH-1``) gets a U+200D ZERO WIDTH JOINER after
+  it (code is left alone by GitHub);
 * no bare-URL autolink: ``www.`` and ``scheme://`` are broken by the escapes (cmark-gfm matches
   them in the source text);
 * one line: whitespace runs (newlines included) become one space, other invisible or control
@@ -87,6 +88,8 @@ def _escape_text(t: str, line_start: bool = True) -> str:
             out.append(("\\" if c == "#" else "") + c)
             if not nxt or _NAME_CHAR.match(nxt) or not nxt.isascii():
                 out.append(ZWJ)
+        elif c == "-" and t[max(0, i - 2) : i].upper() == "GH" and nxt.isdigit():
+            out.append("-" + ZWJ)  # GitHub links GH-123 to an issue, like #123
         elif (
             c in _ALWAYS
             or (i == 0 and line_start and c in "#-+=")  # a heading, list or rule at a line start
