@@ -146,3 +146,13 @@ def test_split_diff_paths():
     got = split_diff(text)
     assert set(got) == {"x y/README.md", "模/README.md"}
     assert got["x y/README.md"][0].added == frozenset({2})
+
+
+def test_diff_base_head_before_the_first_commit(tmp_path, monkeypatch, capsys):
+    git(tmp_path, "init", "-q")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "README.md").write_text(README + BROKEN_ROW, encoding="utf-8")
+    git(tmp_path, "add", "-A")  # staged, as pre-commit sees the first commit
+    monkeypatch.chdir(tmp_path)
+    rc, got = findings(capsys, "--diff-base", "HEAD", "--filter-mode", "added", ".")
+    assert rc == 1 and {r for _, _, r in got} == {"PB413", "PB401"}

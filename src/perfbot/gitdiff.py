@@ -98,7 +98,13 @@ def changed(ref: str, cwd: str = ".") -> Scope:
     if ref.startswith("-"):
         raise GitError(f"--diff-base: {ref!r} is not a git ref")
     top = _git(["rev-parse", "--show-toplevel"], cwd).strip()
-    _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
+    try:
+        _git(["rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}"], top)
+    except GitError:
+        if ref != "HEAD":
+            raise
+        # a repository's first commit (pre-commit before there is a HEAD): all is added
+        ref = _git(["hash-object", "-t", "tree", "/dev/null"], top).strip()
     diff = _git(
         ["diff", "--no-color", "--no-ext-diff", "--no-renames", "-U3",
          "--src-prefix=a/", "--dst-prefix=b/", ref, "--"],
