@@ -52,6 +52,7 @@ def _top(path: str) -> str | None:
 class _Ignores:
     def __init__(self, root: str):
         self.specs: dict[str, object] = {}  # folder -> spec of its .gitignore
+        self._order: list[str] | None = None  # deepest first
         top = _top(root)
         if top is not None:
             spec = _read_spec(os.path.join(top, ".git", "info", "exclude"))
@@ -73,15 +74,19 @@ class _Ignores:
             spec = _read_spec(p)
             if spec is not None:
                 self.specs[folder] = spec
+                self._order = None
 
     def ignored(self, path: str, is_dir: bool) -> bool:
-        # deepest .gitignore first; .git/info/exclude is the weakest
-        for folder in sorted(self.specs, key=len, reverse=True):
+        """``path`` (absolute, normalised) is ignored by the deepest file with a matching
+        pattern; .git/info/exclude is the weakest."""
+        if self._order is None:
+            self._order = sorted(self.specs, key=len, reverse=True)
+        for folder in self._order:
             base = folder.removesuffix(os.sep + ".git-info-exclude")
-            rel = os.path.relpath(path, base)
-            if rel.startswith(".."):
+            prefix = base.rstrip(os.sep) + os.sep
+            if not path.startswith(prefix):
                 continue
-            rel = rel.replace(os.sep, "/") + ("/" if is_dir else "")
+            rel = path[len(prefix) :].replace(os.sep, "/") + ("/" if is_dir else "")
             got = self.specs[folder].check_file(rel).include  # type: ignore[attr-defined]
             if got is not None:
                 return bool(got)
