@@ -111,6 +111,10 @@ def apply_to_lines(lines: list[str], eols: list[str], edits: list[Edit], newline
         last_eol = eols[i]
         lines[i : i + 1] = parts
         eols[i : i + 1] = [newline] * (len(parts) - 1) + [last_eol]
+        if i > 0 and eols[i - 1] == "\r" and parts[0] == "" and eols[i] == "\n":
+            # an empty line ending in \n after a line ending in a bare \r would read back as one
+            # \r\n: the inserted blank line would vanish (mixed line endings)
+            eols[i] = "\r"
         if not last_eol and parts[-1] == "":
             # an insertion after the last line of a file with no final newline
             lines.pop(i + len(parts) - 1)
