@@ -260,13 +260,8 @@ def test_a_fix_that_changes_nothing_stops_the_loop(monkeypatch: pytest.MonkeyPat
 def test_blank_line_inserted_after_a_bare_cr_line_stays_a_line():
     # "</div>\r" then a table: the blank line inserted above the table must not merge with the
     # \r into one \r\n (found by hypothesis: PB603's fix did not settle in a mixed-ending file)
-    from perfbot.fix import Edit as _Edit
-    from perfbot.fix import apply_edits as _apply
-    from perfbot.source import Source as _Source
-    from perfbot.source import split_lines as _split
-
-    src = _Source.from_text("a\n</div>\r| x |\n| - |\n")
-    out = _apply(src, [_Edit.insert_before(3, [""])])
-    lines, eols = _split(out)
+    src = Source.from_text("a\n</div>\r| x |\n| - |\n")
+    out = apply_edits(src, [Edit.insert_before(3, [""])])
+    lines, eols = split_lines(out)
     assert lines[:4] == ["a", "</div>", "", "| x |"]
     assert "\r\n" not in eols
