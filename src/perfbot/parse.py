@@ -207,13 +207,40 @@ def sentence_span(line: str) -> tuple[int, int] | None:
         break
     if mode:
         end = mode.end()
-        stop = re.match(r"[ \t]{0,4}[.:：。]", line[end : end + 5])
-        if stop:  # "graph mode." / "graph mode :"
-            end += stop.end()
+        # "graph mode." / "graph mode :" / "**mindspore 2.3.1 graph mode**." / "graph mode.**"
+        stop = _SENTENCE_STOP.match(line, end)
+        if stop and stop.end() > end:
+            end = stop.end()
     else:
         dot = re.search(r"[.:](?:\s|$)", line[m.end() :])
         end = m.end() + dot.end() if dot else len(line)
         end = len(line[:end].rstrip())
+    return _balance_emphasis(line, start, end)
+
+
+# after "mode": a closing emphasis mark, then the sentence's stop (or the stop, then the mark)
+_SENTENCE_STOP = re.compile(r"(?:\*\*|__)?(?:[ \t]{0,4}[.:：。])?(?:(?<=[.:：。])(?:\*\*|__))?")
+
+
+def _balance_emphasis(line: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a sentence's span so it holds both marks of any ``**``/``__`` it holds one of.
+
+    A rewrite replaces the span with the guide's plain words: half of a bold pair left outside it
+    would break the line (``... pynative mode.**.``), so the span takes the whole emphasis.
+    """
+    for mark in ("**", "__"):
+        if line.count(mark, start, end) % 2 == 0:
+            continue
+        opener = line.rfind(mark, 0, start)
+        if opener >= 0 and line.count(mark, 0, opener) % 2 == 0:
+            start = opener  # "**Experiments are ... mode**." / "Note: **the experiments ...**"
+            continue
+        closer = line.find(mark, end)
+        if closer >= 0:  # "... with **mindspore 2.3.1 graph** mode."
+            end = closer + len(mark)
+            stop = re.match(r"[ \t]{0,4}[.:：。]", line[end : end + 5])
+            if stop:
+                end += stop.end()
     return start, end
 
 
