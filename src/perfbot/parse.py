@@ -286,6 +286,13 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
 _HTML_WRAPPER_LINE = re.compile(
     r"^\s*(?:</?(?:div|p|center|details|summary|span|br)\b[^>]*>\s*)+$", re.I
 )
+# `<summary>Performance on ascend 910*</summary>`: a wrapper line with words in it (no pipe)
+_HTML_TEXT_LINE = re.compile(
+    r"^\s*(?:</?(?:div|p|center|details|span|br)\b[^>]*>\s*){0,4}"
+    r"<(?P<t>summary|p|span|center|b|strong)\b[^>]*>[^|\n]{0,300}</(?P=t)>"
+    r"\s*(?:</?(?:div|p|center|details|span|br)\b[^>]*>\s*){0,4}$",
+    re.I,
+)
 _HTML_TABLE = re.compile(r"<table\b", re.I)
 _HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.I | re.S)
 
@@ -377,7 +384,7 @@ class _Builder:
         # <div align="center"> and friends: blank out the wrapper lines (keeping offsets) and
         # parse what is inside as Markdown.
         lines = raw.split("\n")[:-1]
-        wrappers = [bool(_HTML_WRAPPER_LINE.match(ln)) for ln in lines]
+        wrappers = [bool(_HTML_WRAPPER_LINE.match(ln) or _HTML_TEXT_LINE.match(ln)) for ln in lines]
         if not any(wrappers):
             return  # nothing to unwrap: raw HTML (GitHub shows no table either); parsing it
             # again would give this same block forever
