@@ -33,3 +33,27 @@ def test_table_under_summary_is_found_with_its_sentence():
     findings = check_source(Source.from_text(text, path="README.md")).findings
     assert [f.line for f in findings if f.rule == "PB603"] == [13, 21]
     assert not [f for f in findings if f.rule == "PB201"]  # the <summary> sentence is its own
+
+
+def _recognition(text: str):
+    from perfbot.config import Config
+    from perfbot.context import Context
+
+    ctx = Context(Source.from_text(text, path="README.md"), Config())
+    return ctx, [ctx.recognised(t) for t in ctx.doc.tables]
+
+
+REQ_HEAD = "| mindspore | ascend driver | cann |\n|:-:|:-:|:-:|\n"
+
+
+def test_minimum_versions_are_decided_by_recognition():
+    text = "# Toy\n\n## Requirements\n\n" + REQ_HEAD + "| >=2.6.0 | >=24.1.RC1 | >=8.1.RC1 |\n"
+    _, (rec,) = _recognition(text)
+    assert rec.kind == "requirements"
+    assert rec.floors == (">=2.6.0",)
+    assert any("minimum versions" in r for r in rec.reasons)  # --explain-tables says why
+    # tested versions (a `+` inside a CANN beta is no floor), and a floor on a 310P row only
+    tested = REQ_HEAD + "| 2.6.0 | 24.1.RC3 | 8.1.RC1 |\n| >=2.6.0 (310P) | 23.0.0 | 7.0.0 |\n"
+    _, (rec,) = _recognition("# Toy\n\n## Requirements\n\n" + tested)
+    assert rec.kind == "requirements"
+    assert rec.floors == ()

@@ -42,6 +42,7 @@ class Recognition:
     reorder: bool = True  # every timing column is understood: a reorder may be proposed
     reorder_reason: str = ""
     skipped_rows: tuple[int, ...] = ()  # lines of rows for other hardware (not checked)
+    floors: tuple[str, ...] = ()  # a Requirements table's minimum versions (`>=2.6.0`)
     table: Table | None = None  # the table as parsed (all its rows)
 
     @property
@@ -80,6 +81,12 @@ _PLATFORM = re.compile(
     r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$"
 )
 _NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
+# a minimum version, not a tested one: `>=2.6.0`, `≥ 8.1.RC1`, `2.6.0+`, `2.6 及以上`, `or later`
+FLOOR = re.compile(
+    r"^[\s*`]{0,4}(?:>=|≥|=>|>|at least\b)[\s*`]{0,4}v?[0-9]"
+    r"|[0-9](?:\.[0-9a-z]{1,12}){0,4}[ \t]{0,2}(?:\+|及以上|以上|or (?:later|above|newer|higher))",
+    re.I,
+)
 _FRAME_RATES = {"8", "10", "12", "15", "16", "24", "25", "30", "48", "50", "60"}
 
 
@@ -166,6 +173,22 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
             f"{len(skipped)} row(s) for other hardware or unreleased versions are not checked "
             "against the 910 matrix"
         )
+    # the mindone template `| mindspore | ascend driver | cann |` with `>=2.6.0`: minimum
+    # versions, not tested ones; one finding for the table (PB103), none per column or row
+    ms = next((c for c in cols if c.name == "mindspore"), None)
+    floors: list[str] = []
+    if ms is not None:
+        for r in table.rows:
+            if r.line in skipped or ms.index >= len(r.cells):
+                continue
+            v = r.cells[ms.index].value
+            if FLOOR.search(v[:80]):
+                floors.append(v.strip())
+    if floors:
+        reasons.append(
+            f"its mindspore column gives minimum versions ({floors[0]!r}), not tested ones: "
+            "checked as a whole (PB103), not column by column or against the matrix"
+        )
     return Recognition(
         table.index,
         table.start_line,
@@ -173,6 +196,7 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
         tuple(reasons),
         tuple(cols),
         skipped_rows=tuple(skipped),
+        floors=tuple(floors),
     )
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..context import Context
 from ..fix import Edit, Fix
 from ..registry import Issue, rule
-from ._util import FLOOR, floor_table, q
+from ._util import floor_table, q
 
 
 def requirements_lines(ctx: Context, versions: list[str]) -> list[str] | None:
@@ -124,12 +124,7 @@ def requirements_floors(ctx: Context, table) -> Iterator[Issue]:
     """
     if not floor_table(ctx, table):
         return
-    col = ctx.column(table, "mindspore")
-    floors = [
-        c.value.strip()
-        for row in table.rows
-        if (c := ctx.cell(row, col)) is not None and FLOOR.search(c.value[:80])
-    ]
+    floors = ctx.recognised(table).floors
     yield Issue(
         table.header.line,
         f"the Requirements table gives minimum versions ({q(floors[0])}), not the versions the "
