@@ -57,3 +57,35 @@ def test_minimum_versions_are_decided_by_recognition():
     _, (rec,) = _recognition("# Toy\n\n## Requirements\n\n" + tested)
     assert rec.kind == "requirements"
     assert rec.floors == ()
+
+
+PERF = (
+    "| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |\n"
+    "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"
+    "| toy | 1 | 64 | 32x100 | O2 | 3~5 mins | 0.89 | 71.91 |\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("above", "hardware"),
+    [
+        ("在采用图模式的ascend 310P上实验结果，mindspore lite版本为2.5.0\n\n", "310P"),
+        (
+            "Experiments are tested on Orange Pi AIpro with mindspore 2.3.1 graph mode.\n\n",
+            "Orange Pi",
+        ),
+        ("### Inference on Ascend 310P\n\n", "310P"),
+        # near misses: 910 in the sentence wins over a GPU named beside it; a heading naming
+        # only Ascend is the guide's machine
+        (
+            "Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode (not GPU).\n\n",
+            "",
+        ),
+        ("### Inference on Ascend\n\n", ""),
+    ],
+)
+def test_other_hardware_performance_tables(above, hardware):
+    ctx, (rec,) = _recognition("# Toy\n\n## Performance\n\n" + above + PERF)
+    assert rec.kind in ("training", "inference")  # still checked for form
+    assert rec.hardware == hardware
+    assert any("not Ascend 910" in r for r in rec.reasons) == bool(hardware)

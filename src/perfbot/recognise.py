@@ -43,6 +43,9 @@ class Recognition:
     reorder_reason: str = ""
     skipped_rows: tuple[int, ...] = ()  # lines of rows for other hardware (not checked)
     floors: tuple[str, ...] = ()  # a Requirements table's minimum versions (`>=2.6.0`)
+    # a performance table measured on other hardware than Ascend 910 (`310P`, `GPU`): checked
+    # for form, never against the 910 guide's sentence, Requirements table or matrix
+    hardware: str = ""
     table: Table | None = None  # the table as parsed (all its rows)
 
     @property
@@ -81,6 +84,8 @@ _PLATFORM = re.compile(
     r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$"
 )
 _NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
+# a heading that names Ascend without another chip ("Ascend 310P" names the 310P)
+_NAMES_ASCEND = re.compile(r"(?i)ascend(?!\s*310)|昇腾")
 # a minimum version, not a tested one: `>=2.6.0`, `≥ 8.1.RC1`, `2.6.0+`, `2.6 及以上`, `or later`
 FLOOR = re.compile(
     r"^[\s*`]{0,4}(?:>=|≥|=>|>|at least\b)[\s*`]{0,4}v?[0-9]"
@@ -272,14 +277,46 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
             for c in cols
         ]  # fmt: skip
 
+    hardware = _measured_on_other_hardware(table, headings, spec)
+    if hardware:
+        reasons.append(hardware[1])
+
     reorder, why = True, ""
     for c in cols:
         if c.column is None and c.slot is None and spec.timing_words.search(c.name_text):
             reorder, why = False, f"the timing column {c.name_text!r} is not understood"
             break
     return Recognition(
-        table.index, table.start_line, kind, tuple(reasons), tuple(cols), reorder, why
-    )
+        table.index, table.start_line, kind, tuple(reasons), tuple(cols), reorder, why,
+        hardware=hardware[0] if hardware else "",
+    )  # fmt: skip
+
+
+def _measured_on_other_hardware(
+    table: Table, headings: list[Heading], spec: Spec
+) -> tuple[str, str] | None:
+    """(the hardware, why) when a performance table was measured on other hardware than
+    Ascend 910: its own sentence names it (and no 910), or, without a sentence, its nearest
+    heading does. Such a table is still checked for form (its columns, order and numbers do not
+    depend on the machine), never against the 910 guide's sentence, Requirements or matrix."""
+    s = table.sentence
+    if s is not None:
+        hw = spec.other_hardware.search(s.text) if s.device is None else None
+        if hw and not _NAMES_910.search(s.text):
+            return hw.group(0), (
+                f"measured on {hw.group(0)!r} (its sentence says so), not Ascend 910: checked for "
+                "form only, not against the 910 sentence, Requirements table or matrix"
+            )
+        return None
+    if headings:
+        near = headings[0].text
+        hw = spec.other_hardware.search(near)
+        if hw and not _NAMES_910.search(near) and not _NAMES_ASCEND.search(near):
+            return hw.group(0), (
+                f"measured on {hw.group(0)!r} (its heading {near!r} says so), not Ascend 910: "
+                "checked for form only, not against the 910 sentence, Requirements table or matrix"
+            )
+    return None
 
 
 def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
