@@ -60,7 +60,8 @@ def test_minimum_versions_are_decided_by_recognition():
 
 
 PERF = (
-    "| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |\n"
+    "| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s "
+    "|\n"
     "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"
     "| toy | 1 | 64 | 32x100 | O2 | 3~5 mins | 0.89 | 71.91 |\n"
 )
@@ -85,7 +86,7 @@ PERF = (
     ],
 )
 def test_other_hardware_performance_tables(above, hardware):
-    ctx, (rec,) = _recognition("# Toy\n\n## Performance\n\n" + above + PERF)
+    _, (rec,) = _recognition("# Toy\n\n## Performance\n\n" + above + PERF)
     assert rec.kind in ("training", "inference")  # still checked for form
     assert rec.hardware == hardware
     assert any("not Ascend 910" in r for r in rec.reasons) == bool(hardware)

@@ -295,6 +295,18 @@ _HTML_TEXT_LINE = re.compile(
 )
 _HTML_TABLE = re.compile(r"<table\b", re.I)
 _HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.I | re.S)
+_HTML_ROW = re.compile(r"<tr\b", re.I)
+
+
+def _html_rows(raw: str) -> tuple[tuple[str, ...], ...]:
+    """An HTML table's cell texts, row by row (at most 64 rows of 64 cells)."""
+    chunks = _HTML_ROW.split(raw)[1:65] or [raw]
+    rows = []
+    for chunk in chunks:
+        cells = [re.sub(r"<[^>]+>", "", c).strip() for c in _HTML_CELL.findall(chunk)[:64]]
+        if cells:
+            rows.append(tuple(cells))
+    return tuple(rows)
 
 
 def _heading_text(tok: dict) -> str:
@@ -374,8 +386,9 @@ class _Builder:
         if _HTML_TABLE.search(raw):
             last = self.line_of(max(a, b - 1))
             section = self.section_at(len(self.doc.headings))
-            cells = [re.sub(r"<[^>]+>", "", c).strip() for c in _HTML_CELL.findall(raw)[:64]]
-            self.doc.html_tables.append(HtmlTable(first, last, section, self.classify_texts(cells)))
+            rows = _html_rows(raw)
+            kind = self.classify_texts(list(rows[0])) if rows else "other"
+            self.doc.html_tables.append(HtmlTable(first, last, section, kind, rows))
             return
         if "|" not in raw:
             # `<summary>Performance tested on ascend 910* with graph mode</summary>`: a sentence

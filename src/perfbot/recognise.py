@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .model import Document, Heading, Table, TableKind
+from .model import Cell, Document, Heading, HtmlTable, Row, Table, TableKind
 from .spec import Resolved, Spec, header_key
 from .spec.forms import PLACEHOLDER
 
@@ -46,6 +46,7 @@ class Recognition:
     # a performance table measured on other hardware than Ascend 910 (`310P`, `GPU`): checked
     # for form, never against the 910 guide's sentence, Requirements table or matrix
     hardware: str = ""
+    html: bool = False  # an HTML <table>: recognised for PB602's info, never checked
     table: Table | None = None  # the table as parsed (all its rows)
 
     @property
@@ -333,6 +334,26 @@ def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
     return replace(rec, table=table)
 
 
+def _html_as_table(h: HtmlTable, index: int) -> Table:
+    """An HTML <table> as a pipe table would be parsed (its first row the header), so that
+    recognition decides its kind from the same evidence: columns, values, nearest heading."""
+
+    def row(texts: tuple[str, ...]) -> Row:
+        return Row(h.line, "", tuple(Cell(t, h.line, 0, 0) for t in texts))
+
+    header = row(h.rows[0]) if h.rows else row(())
+    return Table(
+        index=index,
+        header=header,
+        delimiter=row(()),
+        rows=tuple(row(r) for r in h.rows[1:]),
+        aligns=(),
+        kind=h.kind,
+        section=h.section,
+        sentence=None,
+    )
+
+
 def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognition]]:
     """The document with each table's kind as recognised (rows for other hardware left out of
     the tables the rules see), and the decision for each table, by table index."""
@@ -351,12 +372,19 @@ def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognitio
                 sentence=t.sentence if kind == "performance" else None,
             )
         tables.append(t)
+    # HTML <table>s (PB602 says a guide-like one is not checked): the same decision, from the
+    # same evidence, not the parser's guess from header words alone
+    html_tables = []
+    for i, h in enumerate(doc.html_tables):
+        rec = replace(recognise_table(_html_as_table(h, -1 - i), doc, spec), html=True)
+        decisions[-1 - i] = rec
+        html_tables.append(replace(h, kind=rec.table_kind))
     out = Document(
         path=doc.path,
         tables=tables,
         headings=doc.headings,
         sentences=doc.sentences,
-        html_tables=doc.html_tables,
+        html_tables=html_tables,
     )
     return out, decisions
 
@@ -365,7 +393,10 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
     """``--explain-tables``: one block per table (line, kind, reasons, column mapping)."""
     lines: list[str] = []
     for rec in sorted(decisions.values(), key=lambda r: r.line):
-        lines.append(f"line {rec.line}: {rec.kind}")
+        html = ""
+        if rec.html:
+            html = " (an HTML <table>: not checked" + (")" if rec.kind == "other" else "; PB602)")
+        lines.append(f"line {rec.line}: {rec.kind}{html}")
         for r in rec.reasons:
             lines.append(f"  because {r}")
         if rec.kind != "other":
