@@ -335,8 +335,9 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
 
     The fix writes the value computed from the shown cells. It is unsafe: the message says which
     s/step would make the shown img/s right, and either cell may be the wrong one. An img/s that
-    is a whole multiple of the computed one (8 ×: is `cards` wrong?) and a `s/step` column that
-    holds steps per second get no fix.
+    is a whole multiple of the computed one (8 ×: is `cards` wrong?), an img/s of one card
+    (batch size / s/step in a several-card row: or is the batch size the global one?) and a
+    `s/step` column that holds steps per second get no fix.
 
     Example:
         | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 515.61 |
@@ -374,6 +375,24 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                 f"({_formula(nums)} = {want}): is `cards` or `batch size` wrong, or does each "
                 f"sample count {k} images? (then say so in a note under the table, e.g. "
                 "`img/s = cards * batch_size * num_frames / step_time`)",
+                **where,  # type: ignore[arg-type]
+            )
+            continue
+        if nums.cards >= 2 and nums.sp is None and _agrees(nums, shown, 1 / nums.cards):
+            # 16 / 284.93 ms = 56.15 with 4 cards: one card's throughput, or a global batch
+            # size; either cell may be the one to change, so no fix
+            one = round2(nums.batch / nums.per_batch)
+            per_card = ""
+            if nums.batch % nums.cards == 0:
+                per_card = (
+                    f"; or, if `batch size` ({nums.batch}) is the global batch, write the batch "
+                    f"size per card ({nums.batch // nums.cards})"
+                )
+            yield Issue(
+                img_cell.line,
+                f"img/s {q(img_cell.value)} is one card's throughput, batch size / s/step "
+                f"({_formula(nums).split(' × ', 1)[1]} = {one}): with {nums.cards} cards the "
+                f"guide's img/s is {_formula(nums)} = {want}{per_card}",
                 **where,  # type: ignore[arg-type]
             )
             continue
