@@ -634,6 +634,7 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
     name = col.column.name  # type: ignore[union-attr]
     label = col.unit or name  # the header as the table writes it when it is a unit variant
     normalize = link_normalizer(name) if form_name == "link" else form.normalize
+    seconds: list[Cell] = []  # graph compile in seconds, no fix: one finding for the column
     for row in table.rows:
         cell = ctx.cell(row, col)
         if cell is None:
@@ -653,13 +654,9 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             continue  # PB404 reports a non-numeric step time
         new = normalize(v)
         extra = ""
-        if form_name == "graph_compile" and new is None:
-            sec = compile_seconds(v)
-            if sec is not None:
-                extra = (
-                    f" (≈ {compile_minutes(v)[0]:.1f} mins; to keep seconds, set "  # type: ignore[index]
-                    "`allow: {compile_seconds: true}` in .perfbot.yml)"
-                )
+        if form_name == "graph_compile" and new is None and compile_seconds(v) is not None:
+            seconds.append(cell)  # told once for the column, below
+            continue
         fix = set_cell(cell, new, f"Write {new}") if new is not None and new != v else None
         if fix is not None and form_name == "decimal2" and name in DERIVED and _padded(v):
             new, extra = _derived_value(ctx, table, row, cell, name)
@@ -677,6 +674,23 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             table=table.index,
             row_key=ctx.row_key(table, row),
         )
+    if seconds:
+        yield _compile_seconds_issue(ctx, table, seconds, label)
+
+
+def _compile_seconds_issue(ctx: Context, table: Table, cells: list[Cell], label: str) -> Issue:
+    """graph compile written in seconds (`403.87 s`, `77s`): a repository's convention, told once
+    per column (not once per row), with the minutes of its first value."""
+    first = cells[0]
+    mins = compile_minutes(first.value.strip())[0]  # type: ignore[index]
+    more = f" and {len(cells) - 1} more row(s)" if len(cells) > 1 else ""
+    return Issue(
+        first.line,
+        f"`{label}` {q(first.value)}{more} in seconds: the guide wants minutes, one value or a "
+        f"range, e.g. `3~5 mins` (≈ {mins:.1f} mins; to keep seconds, set "
+        "`allow: {compile_seconds: true}` in .perfbot.yml)",
+        table=table.index,
+    )
 
 
 # Numbers derived from the others: 2 decimals come from recomputing, never from padding (`457` is
@@ -793,7 +807,9 @@ _form_rule(
     """\
 graph compile is given in minutes, one value or a range: `5 mins`, `3~5 mins`.
 
-Seconds (`77s`) are accepted when `.perfbot.yml` sets `allow: {compile_seconds: true}`.
+Seconds (`77s`) are accepted when `.perfbot.yml` sets `allow: {compile_seconds: true}`;
+otherwise a column in seconds is one finding, on its first row (a repository's convention,
+not a mistake in each row).
 
 Example:
     | ... | 3-5 min | ...
