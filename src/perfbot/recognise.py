@@ -47,6 +47,9 @@ class Recognition:
     # for form, never against the 910 guide's sentence, Requirements table or matrix
     hardware: str = ""
     html: bool = False  # an HTML <table>: recognised for PB602's info, never checked
+    # the guide's tail columns that a timing column perfbot does not understand may be
+    # (`step time (min)` may be s/step): not called missing
+    maybe_tail: tuple[str, ...] = ()
     table: Table | None = None  # the table as parsed (all its rows)
 
     @property
@@ -282,14 +285,20 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
     if hardware:
         reasons.append(hardware[1])
 
+    timing = tuple(
+        c.name_text
+        for c in cols
+        if c.column is None and c.slot is None and spec.timing_words.search(c.name_text)
+    )
     reorder, why = True, ""
-    for c in cols:
-        if c.column is None and c.slot is None and spec.timing_words.search(c.name_text):
-            reorder, why = False, f"the timing column {c.name_text!r} is not understood"
-            break
+    if timing:
+        reorder, why = False, f"the timing column {timing[0]!r} is not understood"
     return Recognition(
         table.index, table.start_line, kind, tuple(reasons), tuple(cols), reorder, why,
         hardware=hardware[0] if hardware else "",
+        maybe_tail=tuple(
+            slot for slot, pat in spec.maybe_tail if any(pat.search(t) for t in timing)
+        ),
     )  # fmt: skip
 
 
@@ -402,6 +411,9 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
         if rec.kind != "other":
             if not rec.reorder:
                 lines.append(f"  not reordered: {rec.reorder_reason}")
+            if rec.maybe_tail:
+                maybe = ", ".join(rec.maybe_tail)
+                lines.append(f"  not called missing: {maybe} (a column not understood may be it)")
             for c in rec.columns:
                 if c.column is not None:
                     how = "" if c.how == "exact" else f" ({c.how})"

@@ -164,6 +164,8 @@ class Spec:
     ambiguous: frozenset[str] = frozenset()  # aliases that alone do not make a performance table
     rate_units: tuple[tuple[str, re.Pattern[str]], ...] = ()  # (tail slot, header pattern)
     timing_words: re.Pattern[str] = re.compile(r"(?!)")
+    # (tail slot, header pattern): an unknown timing column that may be that slot
+    maybe_tail: tuple[tuple[str, re.Pattern[str]], ...] = ()
     metric_neighbours: frozenset[str] = frozenset()
     other_hardware: re.Pattern[str] = re.compile(r"(?!)")
 
@@ -247,6 +249,7 @@ def builtin_spec() -> Spec:
         ambiguous=frozenset(header_key(a) for a in perf.get("ambiguous", ())),
         rate_units=tuple((k, re.compile(v)) for k, v in perf.get("rate_units", {}).items()),
         timing_words=re.compile(perf["timing_words"]),
+        maybe_tail=tuple((k, re.compile(v)) for k, v in perf.get("maybe_tail", {}).items()),
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
         other_hardware=re.compile(data["other_hardware"]),
     )
