@@ -271,7 +271,12 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
             _ZH_MODE[mm.group("zh")] if mm.group("zh") else mm.group("m").lower().replace("-", "")
         )
     # "... graph mode, using bf16." goes on after the sentence: its canonical form has no "."
-    continues = line[span[1] :].lstrip()[:1] in (",", ";")
+    # so does "... graph mode and jit level O1." / "... graph mode (jit level O1)." (no stop
+    # after "mode": a "." there would cut the line's sentence in two)
+    rest = line[span[1] :].strip()
+    continues = rest[:1] in (",", ";") or (
+        bool(rest) and not text.endswith((".", ":", "：", "。")) and rest[:1] not in "。.:："
+    )
     canonical = (
         device is not None
         and len(versions) == 1
