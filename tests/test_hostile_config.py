@@ -35,7 +35,8 @@ Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
 
 # "billion laughs": 9**9 strings from a few hundred bytes, inside a benchmark (free-form there)
 LAUGHS = (
-    "benchmarks:\n  - name: b\n    command: [x]\n    l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    "benchmarks:\n  - name: b\n    command: [x]\n"
+    "    l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
     + "".join(f"    l{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 9)}]\n" for i in range(1, 9))
 )
 
