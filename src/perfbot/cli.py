@@ -324,8 +324,10 @@ class _Runner:
         rel = os.path.relpath(os.path.abspath(job.path), os.path.abspath(base))
         return config.is_model_readme(rel)
 
-    def jobs(self) -> Iterator[tuple[str, Config, bool | None]]:
-        """(path, config, decision) of every file to check; nothing is read yet."""
+    def jobs(self) -> Iterator[tuple[str, Config, bool | None, str | None]]:
+        """(path, config, decision, root) of every file to check; nothing is read yet. ``root``
+        is the folder being walked (a symlink out of it is not followed), None for a named
+        file."""
         for job in _targets(self.args.paths, self.errors):
             got = self.config(job)
             if got is None:
@@ -333,13 +335,13 @@ class _Runner:
             config, base = got
             decision = self.decide(job, base, config)
             if decision is not False:
-                yield job.path, config, decision
+                yield job.path, config, decision, None if job.explicit else job.root
 
     def sources(self) -> Iterator[tuple[Source, Config, bool | None]]:
         from .source import FileError, read_source
 
-        for path, config, decision in self.jobs():
-            src = read_source(path)
+        for path, config, decision, root in self.jobs():
+            src = read_source(path, root=root)
             if isinstance(src, FileError):
                 self.errors.append(src)
                 continue
@@ -412,13 +414,15 @@ def _repo_root() -> str:
 PARALLEL_MIN_FILES = 64
 
 
-def _check_one(job: tuple[str, Config, bool | None]) -> tuple[FileResult | FileError | None, list]:
+def _check_one(
+    job: tuple[str, Config, bool | None, str | None],
+) -> tuple[FileResult | FileError | None, list]:
     """Read and check one file (also in a worker process): (result or error or None, notes)."""
     from .engine import check_source
     from .source import FileError, read_source
 
-    path, config, decision = job
-    src = read_source(path)
+    path, config, decision, root = job
+    src = read_source(path, root=root)
     if isinstance(src, FileError):
         return src, []
     result = check_source(src, config, require_model_tables=decision is None)
@@ -474,6 +478,30 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
     return "".join(out)
 
 
+def _unsafe_to_write(path: str) -> str | None:
+    """Why ``fix`` must not write ``path``, or None. A symlink is written through only when its
+    target is inside the repository holding the link (the folder with ``.git`` above it, else
+    the link's own folder): a checked-out tree cannot make ``fix`` rewrite a file elsewhere."""
+    from .source import outside
+
+    if not os.path.islink(path):
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    tree = here
+    d = here
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            tree = d
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    if outside(path, tree):
+        return f"is a symlink to a file outside {tree}; not written"
+    return None
+
+
 def cmd_fix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -505,6 +533,11 @@ def cmd_fix(args: argparse.Namespace) -> int:
         if args.diff:
             sys.stdout.write(_unified_diff(src.path, src, new_src))
         else:
+            refused = _unsafe_to_write(src.path)
+            if refused:
+                run.errors.append(FileError(src.path, refused))
+                results.append(result)
+                continue
             try:
                 Path(src.path).write_bytes(src.encode(new_text))
             except OSError as e:
