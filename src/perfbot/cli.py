@@ -157,7 +157,9 @@ def _main(argv: list[str]) -> int:
     try:
         return COMMANDS[args.command](args)
     except (ConfigError, UsageError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        from .report import printable
+
+        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
         return 2
 
 
@@ -290,6 +292,7 @@ class _Runner:
         self.args = args
         self.errors: list[FileError] = []
         self.notes: list[str] = []
+        self._printed_errors = 0  # errors already printed by emit()
         self._bad_configs: set[tuple[str, str]] = set()
         if args.config is not None:
             load_config(args.config)  # a bad --config is a usage error: raises ConfigError
@@ -353,15 +356,48 @@ class _Runner:
         result = check_source(src, config, require_model_tables=decision is None)
         if decision is None and not result.has_model_tables:
             return None
-        self.notes.extend(f"{src.path}: note: {n}" for n in src.notes)
+        self.notes.extend(_note(src.path, n) for n in src.notes)
         return result
 
     # --- output -----------------------------------------------------------------------------
-    def report(self, results: list[FileResult], *, to_stdout_summary: bool = True) -> None:
+    def streams(self) -> bool:
+        """Text and workflow-command output is printed file by file as each is checked (one
+        slow file does not hold back the others' results); JSON and SARIF are one document."""
+        return self.args.format in ("text", "github") and not self.args.statistics
+
+    def emit(self, result: FileResult | None, notes: list[str]) -> None:
+        """Print one checked file's findings and notes, and the errors not printed yet."""
+        from .report import renderer
+
+        a = self.args
+        if not a.quiet:
+            for n in notes:
+                print(n, file=sys.stderr)
+        new_errors = self.errors[self._printed_errors :]
+        self._printed_errors = len(self.errors)
+        results = [result] if result is not None else []
+        if not results and not new_errors:
+            return
+        if a.format == "text":
+            from .report.text import render
+
+            sys.stdout.write(render(results, new_errors, summary=False))
+        else:
+            sys.stdout.write(renderer(a.format)(results, new_errors, root=_repo_root()))
+        sys.stdout.flush()
+
+    def report(self, results: list[FileResult], *, streamed: bool = False) -> None:
         from .report import renderer, summary_line
 
         a = self.args
         err = sys.stderr
+        if streamed:
+            self.emit(None, [])
+            if a.format == "text" and not a.quiet:
+                print(summary_line(results, self.errors))
+            elif not a.quiet:
+                print(summary_line(results, self.errors), file=err)
+            return
         if not a.quiet:
             for n in self.notes:
                 print(n, file=err)
@@ -396,6 +432,12 @@ class _Runner:
         return 0
 
 
+def _note(path: str, note: str) -> str:
+    from .report import display_path, printable
+
+    return f"{display_path(path)}: note: {printable(note)}"
+
+
 def _repo_root() -> str:
     """The folder holding ``.git`` above the current one (SARIF/annotation paths are relative
     to it), else the current folder."""
@@ -428,7 +470,7 @@ def _check_one(
     result = check_source(src, config, require_model_tables=decision is None)
     if decision is None and not result.has_model_tables:
         return None, []
-    return result, [f"{src.path}: note: {n}" for n in src.notes]
+    return result, [_note(src.path, n) for n in src.notes]
 
 
 def _map_checks(jobs: list) -> Iterator:
@@ -454,13 +496,16 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     run = _Runner(args)
     results = []
+    stream = run.streams()
     for got, notes in _map_checks(list(run.jobs())):
         if isinstance(got, FileError):
             run.errors.append(got)
         elif got is not None:
             results.append(got)
             run.notes.extend(notes)
-    run.report(results)
+        if stream:
+            run.emit(got if got is not None and not isinstance(got, FileError) else None, notes)
+    run.report(results, streamed=stream)
     return run.exit_code(results)
 
 
@@ -470,7 +515,10 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
     a = [c + e for c, e in zip(old.lines, old.eols, strict=True)]
     b = [c + e for c, e in zip(new.lines, new.eols, strict=True)]
     out = []
-    for line in difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"):
+    from .report import printable
+
+    shown = printable(path)
+    for line in difflib.unified_diff(a, b, fromfile=f"a/{shown}", tofile=f"b/{shown}"):
         if line.endswith(("\n", "\r")):
             out.append(line)
         else:
@@ -506,7 +554,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .engine import fix_source
-    from .report import plural
+    from .report import display_path, plural
     from .source import FileError, Source
 
     run = _Runner(args)
@@ -556,7 +604,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
     if not quiet:
         verb = "would fix" if args.diff else "fixed"
         for path, n in changed:
-            print(f"{path}: {verb} {plural(n, 'finding')}", file=out)
+            print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
         if changed:
             n_files = plural(len(changed), "file")
             print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)

@@ -29,7 +29,11 @@ class FileError:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: error: {self.message}"
+        # one line, whatever the path or message holds (a file name with a newline must not
+        # start a line of its own in a CI log: a forged workflow command)
+        from .report import display_path, printable
+
+        return f"{display_path(self.path)}: error: {printable(self.message)}"
 
 
 @dataclass(slots=True)
