@@ -100,10 +100,8 @@ def main() -> int:
     print(f"{'case':38}" + "".join(f"{n:>10} chars   ratio" for n in sizes) + "   growth")
     print(f"{'ordinary README (peer)':38}" + "".join(f"{peers[n]:12.3f} s {1:7.1f}" for n in sizes))
     ratios = []
-    ratios = []
     for name, make in CASES.items():
         times = {n: best_time(HEAD + make(n), a.runs) for n in sizes}
-        ratios.append(times[sizes[-1]] / peers[sizes[-1]])
         ratios.append(times[sizes[-1]] / peers[sizes[-1]])
         row = "".join(f"{times[n]:12.3f} s {times[n] / peers[n]:7.1f}" for n in sizes)
         growth = times[sizes[-1]] / times[sizes[0]] if len(sizes) > 1 else float("nan")
