@@ -86,11 +86,40 @@ class ReviewConfig(_Strict):
     max_comments: int = Field(50, ge=0)
 
 
+RUNNER_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+DEFAULT_RUNNERS: tuple[tuple[str, ...], ...] = (("self-hosted", "ascend"),)
+
+
 class RerunConfig(_Strict):
+    """``rerun:``. perfbot's gate reads it from the repository's default branch only."""
+
     min_permission: Literal["read", "triage", "write", "maintain", "admin"] = "write"
-    slower_threshold: float = Field(0.05, ge=0)
-    noisy_cv: float = Field(0.05, ge=0)
+    slower_threshold: float = Field(0.05, ge=0, allow_inf_nan=False)
+    noisy_cv: float = Field(0.05, ge=0, allow_inf_nan=False)
     push: bool = False
+    # The runner label sets a benchmark's `runs_on` may name (compared as sets, ignoring case);
+    # any other set is refused, so a pull request cannot reach other runners of the repository.
+    runners: list[list[str]] = Field(
+        default_factory=lambda: [list(r) for r in DEFAULT_RUNNERS], max_length=100
+    )
+
+    @field_validator("runners")
+    @classmethod
+    def _label_sets(cls, v: list[list[str]]) -> list[list[str]]:
+        for labels in v:
+            if not labels or len(labels) > 20:
+                raise ValueError("each entry is a list of 1 to 20 runner labels")
+            for label in labels:
+                if not RUNNER_LABEL.fullmatch(label):
+                    raise ValueError(
+                        f"{label[:40]!r} is not a runner label (letters, digits, `.`, `_`, `-`)"
+                    )
+        return v
+
+    def allows_runner(self, labels: list[str] | tuple[str, ...]) -> bool:
+        """Whether a benchmark may run on ``labels``: exactly one of the allowed label sets."""
+        want = {x.lower() for x in labels}
+        return any(want == {x.lower() for x in allowed} for allowed in self.runners)
 
 
 class Config(_Strict):
