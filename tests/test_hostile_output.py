@@ -124,3 +124,21 @@ def test_printable_and_display_path() -> None:
     assert display_path("  ::error::x") == "./  ::error::x"
     assert display_path("##[error]x") == "./##[error]x"
     assert display_path("models/a::b/README.md") == "models/a::b/README.md"
+
+
+def test_fix_prints_as_each_file_finishes(repo: Path, capsys, monkeypatch) -> None:
+    put(repo / "a" / "README.md", README)
+    put(repo / "c" / "README.md", README)
+    seen_before_c: list[str] = []
+    real = engine.check_source
+
+    def spy(src, *a, **kw):
+        if src.path.startswith("c") and not seen_before_c:
+            seen_before_c.append(capsys.readouterr().out)
+        return real(src, *a, **kw)
+
+    monkeypatch.setattr(engine, "check_source", spy)
+    main(["fix", "a", "c"])
+    rest = capsys.readouterr().out
+    assert seen_before_c[0].startswith("a/README.md: fixed ")
+    assert "c/README.md: fixed " in rest and "Fixed " in rest

@@ -584,22 +584,21 @@ def cmd_fix(args: argparse.Namespace) -> int:
     results: list[FileResult] = []
     fixed_total = 0
     changed: list[tuple[str, int]] = []
-    for src, config, decision in run.sources():
+
+    def fix_one(src: Source, config: Config, decision: bool | None) -> FileResult | None:
+        nonlocal fixed_total
         result = run.check(src, config, decision)
         if result is None:
-            continue
+            return None
         if not any(f.fixable for f in result.findings):
-            results.append(result)
-            continue
+            return result
         try:
             new_text, fixed = fix_source(src, config)
         except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
             run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
-            results.append(result)
-            continue
+            return result
         if new_text == src.text:
-            results.append(result)
-            continue
+            return result
         new_src = Source.from_text(new_text, path=src.path, bom=src.bom, encoding=src.encoding)
         if args.diff:
             sys.stdout.write(_unified_diff(src.path, src, new_src))
@@ -607,26 +606,37 @@ def cmd_fix(args: argparse.Namespace) -> int:
             refused = _unsafe_to_write(src.path)
             if refused:
                 run.errors.append(FileError(src.path, refused))
-                results.append(result)
-                continue
+                return result
             try:
                 Path(src.path).write_bytes(src.encode(new_text))
             except OSError as e:
                 run.errors.append(FileError(src.path, f"cannot write: {e.strerror or e}"))
-                results.append(result)
-                continue
+                return result
         fixed_total += len(fixed)
         changed.append((src.path, len(fixed)))
         from .engine import check_source
 
-        results.append(check_source(new_src, config))
+        return check_source(new_src, config)
 
     quiet = args.quiet
     # what was fixed: stdout for text output, else stderr (stdout stays a diff / JSON / SARIF)
     out = sys.stdout if args.format == "text" and not args.diff else sys.stderr
+    verb = "would fix" if args.diff else "fixed"
+    # text and github output: each file's lines as soon as it is done (see _Runner.streams)
+    stream = run.streams() and not args.diff
+    for src, config, decision in run.sources():
+        n_notes, n_changed = len(run.notes), len(changed)
+        result = fix_one(src, config, decision)
+        if result is not None:
+            results.append(result)
+        if stream:
+            if not quiet and len(changed) > n_changed:
+                path, n = changed[-1]
+                print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
+            run.emit(result, run.notes[n_notes:])
+
     if not quiet:
-        verb = "would fix" if args.diff else "fixed"
-        for path, n in changed:
+        for path, n in [] if stream else changed:
             print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
         if changed:
             n_files = plural(len(changed), "file")
@@ -637,7 +647,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
         for e in run.errors:
             print(e, file=sys.stderr)
         return 2 if run.errors else (1 if changed else 0)
-    run.report(results)
+    run.report(results, streamed=stream)
     return run.exit_code(results)
 
 
