@@ -123,3 +123,19 @@ def test_fix_never_writes_through_a_symlink_out_of_the_tree(repo: Path, tmp_path
     r = perfbot("fix", "bad/README.md", cwd=repo)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "550.54" in (repo / "good" / "README.md").read_text()
+
+
+def test_a_tree_thousands_of_folders_deep(repo: Path) -> None:
+    """The folder walk and the config lookup are loops: 1,300 nested folders (os.walk and a
+    recursive lookup raised RecursionError, an internal error for every file)."""
+    d = repo / "deep"
+    d.mkdir()
+    rel = "deep"
+    for _ in range(1300):
+        rel += "/a"
+        os.mkdir(repo / rel)  # one level at a time: os.makedirs recurses too
+    (repo / rel / "README.md").write_text(README)
+    r = perfbot("check", ".", cwd=repo)
+    assert "internal error" not in r.stderr, r.stderr[-500:]
+    assert_good_checked(r.stdout)
+    assert f"{rel}/README.md:9: error PB401" in r.stdout

@@ -249,12 +249,31 @@ class _Selection:
 
 
 def _walk(root: str) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            low = name.lower()
+    """``README*.md`` below ``root``, folder by folder in name order (what ``os.walk`` gives),
+    without following folder symlinks. A loop with a stack: ``os.walk`` recurses, and a tree
+    over ~1,000 folders deep raised RecursionError for the whole run."""
+    stack = [root]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not e.is_symlink() and e.name not in SKIP_DIRS and not e.name.startswith("."):
+                    subdirs.append(e.path)
+                continue
+            low = e.name.lower()
             if low.startswith("readme") and low.endswith(".md"):
-                yield os.path.normpath(os.path.join(dirpath, name))
+                yield os.path.normpath(e.path)
+        stack.extend(reversed(subdirs))
 
 
 class _Job:
