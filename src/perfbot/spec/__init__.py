@@ -18,10 +18,29 @@ How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
 
 
 _EMPHASIS = ("**", "__", "*", "_", "`")
-_FOOTNOTE_AFTER = re.compile(r"(?:\\\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
 _HTML_EMPHASIS = re.compile(r"(?is)^(<(b|strong|em|i)>)(.+)(</\2>)$")
 # a footnote marker after a header's name: `precision*`, `s/step¹`, `img/s†`
-_FOOTNOTE = re.compile(r"(?:\\?\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
+_FOOTNOTE_MARKS = "†‡¹²³⁴⁵⁶⁷⁸⁹"
+# emphasis nested deeper than this is not a header's name (and peeling it costs a copy each)
+_MAX_EMPHASIS = 8
+
+
+def _footnote_start(t: str, *, bare_star: bool = True) -> int | None:
+    """Where the footnote marks ending ``t`` begin (``\\*``, ``†``, ``¹``..., and with
+    ``bare_star`` also ``*``), or None. One pass from the end: the regex
+    ``(?:\\\\?\\*|[†‡¹-⁹])+$`` this replaces scanned a run of stars from every one (quadratic)."""
+    i = len(t)
+    while i > 0:
+        c = t[i - 1]
+        if c in _FOOTNOTE_MARKS:
+            i -= 1
+        elif c == "*" and i >= 2 and t[i - 2] == "\\":
+            i -= 2
+        elif c == "*" and bare_star:
+            i -= 1
+        else:
+            break
+    return i if i < len(t) else None
 
 
 def header_parts(text: str) -> tuple[str, str, str]:
@@ -29,11 +48,13 @@ def header_parts(text: str) -> tuple[str, str, str]:
     `*x*`, `` `x` ``) and a footnote marker (`precision*`) are not part of the column's name."""
     t = text.strip()
     pre = post = ""
-    m = _FOOTNOTE_AFTER.search(t)
-    if m and t[: m.start()].endswith(("**", "__", "`", ">")):  # `**precision**\*`
-        t, post = t[: m.start()], t[m.start() :]
+    at = _footnote_start(t, bare_star=False)
+    if at is not None and t[:at].endswith(("**", "__", "`", ">")):  # `**precision**\*`
+        t, post = t[:at], t[at:]
     changed = True
-    while changed:
+    for _ in range(_MAX_EMPHASIS):
+        if not changed:
+            break
         changed = False
         m = _HTML_EMPHASIS.match(t)
         if m:
@@ -48,10 +69,10 @@ def header_parts(text: str) -> tuple[str, str, str]:
                 pre, post, t = pre + mark, mark + post, inner
                 changed = True
                 break
-    m = _FOOTNOTE.search(t)
-    if m and m.start() > 0 and not t[: m.start()].endswith(("*", " ")):
-        post = t[m.start() :] + post
-        t = t[: m.start()]
+    at = _footnote_start(t)
+    if at and not t[:at].endswith(("*", " ")):
+        post = t[at:] + post
+        t = t[:at]
     return pre, t, post
 
 
