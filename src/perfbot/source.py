@@ -193,8 +193,11 @@ def _kind(mode: int) -> str:
 
 
 def _too_large(limit: int) -> str:
-    size = f"{limit // 2**20} MB" if limit % 2**20 == 0 else f"{limit / 1e6:g} MB"
-    return f"file is larger than {size}, the most perfbot reads (a model README is a few kB)"
+    if limit < 2**20 and limit % 1024 == 0:
+        size = f"{limit // 1024} kB"
+    else:
+        size = f"{limit / 2**20:.3g} MB"
+    return f"file is larger than {size}, the most perfbot reads"
 
 
 def outside(path: str | Path, root: str | Path) -> bool:
@@ -219,7 +222,8 @@ def read_source(path: str | Path, *, root: str | Path | None = None) -> Source |
             return FileError(name, f"is a symlink to a file outside {root}; not followed")
         data = read_bytes_bounded(path, MAX_BYTES)
     except UnsafeFileError as e:
-        return FileError(name, str(e))
+        note = " (a model README is a few kB)" if "larger than" in str(e) else ""
+        return FileError(name, f"{e}{note}")
     except IsADirectoryError:
         return FileError(name, "is a directory")
     except FileNotFoundError:
