@@ -205,9 +205,9 @@ def outside(path: str | Path, root: str | Path) -> bool:
     try:
         real = os.path.realpath(path)
         top = os.path.realpath(root)
-    except (OSError, ValueError):
+        return os.path.commonpath([real, top]) != top
+    except (OSError, ValueError):  # e.g. two drives on Windows
         return True
-    return os.path.commonpath([real, top]) != top if os.path.isabs(real) else True
 
 
 def read_source(path: str | Path, *, root: str | Path | None = None) -> Source | FileError:
