@@ -50,21 +50,22 @@ def _footnote_token_end(t: str, i: int, bare_star: bool) -> int | None:
 
 def _footnote_start(t: str, *, bare_star: bool = True) -> int | None:
     """Where the footnote marks ending ``t`` begin, or None: the leftmost position from which
-    the rest of ``t`` is all marks (what ``(?:\\?\*|[†‡¹-⁹]|<sup>..</sup>|\[\^..\])+$`` found
-    with ``search``, which tried a run of stars from every star: quadratic). One pass from the
-    end; a mark is at most 19 characters long, so the pass stops 19 characters before the
-    leftmost position found."""
+    the rest of ``t`` is all marks, what a ``search`` for "one or more marks, then the end"
+    found (it tried a run of stars from every star: quadratic). One pass from the end; a mark
+    is at most 19 characters long, so the pass stops 19 characters before the leftmost
+    position found."""
     n = len(t)
     ok = {n, n - 1} if t.endswith("\n") else {n}  # `$` also matches before a final newline
-    best = n
+    lowest = min(ok)
+    best = None
     i = n - 1
-    while i >= 0 and i >= best - 19:
+    while i >= 0 and i >= lowest - 19:
         j = _footnote_token_end(t, i, bare_star)
         if j is not None and j in ok:
             ok.add(i)
-            best = i
+            lowest = best = i
         i -= 1
-    return best if best < n else None
+    return best
 
 
 def header_parts(text: str) -> tuple[str, str, str]:
