@@ -4,8 +4,11 @@ The fake trainers print synthetic step times (true step time + seeded 5 % Gaussi
 slow compile step) instead of sleeping, so these tests are fast. Nothing asserts wall-clock time.
 """
 
+import contextlib
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -324,3 +327,72 @@ def test_bench_main_user_errors_exit_2_without_traceback(tmp_path, capsys):
 def test_result_model_round_trips_as_json():
     r = BenchResult(name="n", readme="R.md", row=2, status="no_samples", cards=1, batch_size=2)
     assert BenchResult.model_validate_json(r.model_dump_json()) == r
+
+
+# ---- nothing hangs, nothing is left behind (security audit item 4) -----------------------
+
+
+def _pids_alive(pidfile: Path) -> list[int]:
+    if not pidfile.exists():
+        return []
+    pids = [int(x) for x in pidfile.read_text().split()]
+    return [p for p in pids if _alive(p)]
+
+
+def test_trainer_that_ignores_sigterm_and_leaves_setsid_children_ends_and_leaves_nothing(
+    tmp_path,
+):
+    """`perfbot bench` as a separate process: it must end (guard: timeout + 30 s) with a result,
+    and no process of the trainer's tree may survive, `setsid` and double-forked ones included."""
+    pidfile = tmp_path / "pids"
+    cfg = write_config(
+        tmp_path,
+        [bench_entry("evil", [PY, str(FAKE / "evil.py"), str(pidfile)], timeout=3, warmup=1)],
+    )
+    out = tmp_path / "evil.json"
+    cmd = [PY, "-m", "perfbot", "bench", "--config", str(cfg), "--out", str(out)]
+    err = tmp_path / "stderr"
+    try:
+        with err.open("wb") as err_fh:  # files, not pipes: an escaped child may hold them
+            proc = subprocess.run(
+                cmd, stdout=subprocess.DEVNULL, stderr=err_fh, timeout=3 + 30, check=False
+            )
+    except subprocess.TimeoutExpired:
+        pytest.fail("perfbot bench hung past its timeout + 30 s")
+    finally:
+        time.sleep(0.5)
+        leftovers = _pids_alive(pidfile)
+        for pid in leftovers:  # clean up after a failing run
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 1, err.read_text()
+    data = json.loads(out.read_text())
+    assert data["status"] == "timeout"
+    assert data["s_per_step"] == pytest.approx(0.1)
+    assert len(pidfile.read_text().split()) == 4  # the trainer and its three escapees
+    assert leftovers == []
+    assert "late line from a daemon" in (tmp_path / "evil.log").read_text()
+
+
+def test_daemon_left_behind_by_a_finished_trainer_is_killed(tmp_path):
+    pidfile = tmp_path / "pid"
+    code = (
+        "import subprocess, sys\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        "for g in range(1, 12):\n"
+        "    ms = 3000.0 if g == 1 else 100.0\n"
+        "    print(f'epoch 1, step {g}, loss 0.5, loss scale 1, global_step {g}, "
+        "step_time(ms) {ms}')\n"
+    )
+    result = run_benchmark(
+        spec(command=[PY, "-c", code], warmup=1, timeout=60), workdir=tmp_path, root=tmp_path
+    )
+    try:
+        assert result.status == "ok"
+        assert any("left running" in n for n in result.notes)
+        assert _pids_alive(pidfile) == []
+    finally:
+        for pid in _pids_alive(pidfile):
+            os.kill(pid, signal.SIGKILL)

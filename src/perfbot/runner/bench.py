@@ -1,9 +1,9 @@
 """`perfbot bench`: run one benchmark's training command and measure it.
 
-The command runs without a shell, in its own process group, with a timeout after which the
-whole group is killed. Its stdout and stderr go (merged, in order) to an output file and, with
-`echo`, to our stdout. Then the log (that output, or the benchmark's `log` file) is parsed,
-measured and written as a `BenchResult` JSON file.
+The command runs without a shell, in its own session, with a timeout after which every process it
+started is killed (`perfbot.runner.proctree`). Its stdout and stderr go (merged, in order) to an
+output file and, with `echo`, to our stdout (tailed from that file). Then the log (that output,
+or the benchmark's `log` file) is parsed, measured and written as a `BenchResult` JSON file.
 """
 
 from __future__ import annotations
@@ -15,15 +15,12 @@ import glob
 import json
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -31,6 +28,7 @@ from perfbot import __version__
 from perfbot.runner.envinfo import EnvInfo, detect_environment
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, parse_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
+from perfbot.runner.proctree import run_tree
 from perfbot.runner.spec import BenchmarkSpec, SpecError, load_benchmarks
 
 __all__ = [
@@ -116,39 +114,6 @@ class BenchResult(BaseModel):
 
 
 # ---- running ------------------------------------------------------------------------------
-
-
-def _pump(src: IO[bytes], sinks: list[IO[bytes]]) -> None:
-    """Copy `src` to every sink until EOF (runs in a thread)."""
-    while True:
-        try:
-            chunk = src.read1(65536) if hasattr(src, "read1") else src.read(65536)
-        except (OSError, ValueError):
-            break
-        if not chunk:
-            break
-        for sink in sinks:
-            try:
-                sink.write(chunk)
-                sink.flush()
-            except (OSError, ValueError):
-                pass
-
-
-def _kill_group(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM the process group, then SIGKILL what is left after `grace` seconds."""
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-        if sig == signal.SIGTERM:
-            # The leader is gone; make sure no member of its group lingers.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-        return
 
 
 def _tail(path: Path, n: int = TAIL_LINES) -> list[str]:
@@ -252,58 +217,38 @@ def run_benchmark(
         result.message = f"workdir {cwd} does not exist"
         return result
 
-    timed_out = False
     t0 = time.monotonic()
-    with out_path.open("wb") as out_fh:
-        try:
-            proc = subprocess.Popen(
-                list(spec.command),
-                cwd=cwd,
-                env=proc_env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            msg = f"cannot run '{spec.command[0]}': {exc.strerror or exc}"
-            out_fh.write((msg + "\n").encode())
-            result.message = msg
-            result.log_tail = [msg]
-            return result
-        sinks: list[IO[bytes]] = [out_fh]
-        echo_to = getattr(sys.stdout, "buffer", None) if echo else None
-        if echo_to is not None:
-            sinks.append(echo_to)
-        assert proc.stdout is not None
-        reader = threading.Thread(target=_pump, args=(proc.stdout, sinks), daemon=True)
-        reader.start()
-        try:
-            proc.wait(timeout=spec.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc, kill_grace)
-        except BaseException:  # Ctrl-C: do not leave the trainer running
-            _kill_group(proc, kill_grace)
-            raise
-        reader.join(timeout=5.0)
-        if reader.is_alive():  # a leftover child still holds the pipe
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            reader.join(timeout=5.0)
+    echo_to = getattr(sys.stdout, "buffer", None) if echo else None
+    try:
+        outcome = run_tree(
+            spec.command,
+            cwd=cwd,
+            env=proc_env,
+            output=out_path,
+            timeout=spec.timeout,
+            kill_grace=kill_grace,
+            echo_to=echo_to,
+        )
+    except OSError as exc:
+        msg = f"cannot run '{spec.command[0]}': {exc.strerror or exc}"
         with contextlib.suppress(OSError):
-            proc.stdout.close()
+            out_path.write_text(msg + "\n", encoding="utf-8")
+        result.message = msg
+        result.log_tail = [msg]
+        return result
+    timed_out = outcome.timed_out
+    result.notes.extend(outcome.notes)
     result.duration = round(time.monotonic() - t0, 3)
-    result.returncode = proc.returncode
+    result.returncode = outcome.returncode
 
     _measure_into(result, spec, cwd, out_path, started_wall)
 
     if timed_out:
         result.status = "timeout"
         result.message = f"killed after the {spec.timeout:g} s timeout" + _measured(result)
-    elif proc.returncode != 0:
+    elif outcome.returncode != 0:
         result.status = "failed"
-        result.message = f"the command exited with code {proc.returncode}" + _measured(result)
+        result.message = f"the command exited with code {outcome.returncode}" + _measured(result)
     elif result.s_per_step is None:
         result.status = "no_samples"
         if not result.message:
