@@ -10,7 +10,7 @@ The formats are described in `shared/spec/LOG-FORMATS.md` and `docs/runner.md`. 
 registered in `PARSERS` by format name; `detect_format` picks one for `auto`.
 
 Logs are **streamed**: a file is read in blocks of complete lines (`BLOCK` characters), never as
-a whole, and each format's line pattern runs over a block at once (`finditer`), so memory stays
+a whole, and each format's line pattern runs over a block at once (`findall`), so memory stays
 bounded and time is close to one regular-expression pass. Lines longer than `MAX_LINE` are skipped,
 at most `MAX_SAMPLES` samples are kept.
 
@@ -72,8 +72,8 @@ class StepSample(NamedTuple):
 # ---- reading: blocks of clean, complete lines -----------------------------------------------
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_NUM = r"([0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)"
-_GAP = r"[^\n]{0,512}?"  # a bounded gap inside one line (linear time on any input)
+_NUM = r"([0-9.]+(?:[eE][-+]?[0-9]+)?)"  # converted with _f (which refuses "1.2.3", inf)
+_INF = float("inf")
 
 
 def clean_lines(text: str) -> list[str]:
@@ -175,9 +175,7 @@ def _f(s: str) -> float | None:
         v = float(s)
     except ValueError:
         return None
-    if v != v or v in (float("inf"), float("-inf")) or v < 0:
-        return None
-    return v
+    return v if 0 <= v < _INF else None  # also refuses nan
 
 
 @dataclass
@@ -190,18 +188,24 @@ class ParseInfo:
     refusal: str | None = None  # the log cannot give a truthful s/step (message for the user)
 
 
+_new = tuple.__new__  # StepSample without the Python-level __new__ (hot loops)
+
+
 class _Out(list):
-    """A sample list that stops growing at MAX_SAMPLES (and counts what it dropped)."""
+    """A sample list kept to MAX_SAMPLES: `cap()` after each block drops (and counts) the rest,
+    so it never holds more than one block's samples beyond the limit."""
 
     def __init__(self, info: ParseInfo) -> None:
         super().__init__()
         self.info = info
 
     def add(self, sample: StepSample) -> None:
-        if len(self) < MAX_SAMPLES:
-            self.append(sample)
-        else:
-            self.info.dropped += 1
+        self.append(sample)
+
+    def cap(self) -> None:
+        if len(self) > MAX_SAMPLES:
+            self.info.dropped += len(self) - MAX_SAMPLES
+            del self[MAX_SAMPLES:]
 
 
 class _Steps:
@@ -252,11 +256,10 @@ class _Steps:
 # Each takes an iterable of blocks (or single lines) and keyword hints, and returns samples in
 # log order. Patterns never cross a line end ([ \t] instead of \s, bounded gaps).
 
+# Patterns: the lines are printf-formatted, so single spaces are literal; a greedy gap up to a
+# field near the end of the line backtracks a few characters only (linear on any line).
 _MINDONE_RE = re.compile(
-    r"epoch[ \t]+(\d+),[ \t]*step[ \t]+(\d+),"
-    + _GAP
-    + r"(?:global_step[ \t]+(\d+),[ \t]*)?step_time\(ms\)[ \t]+"
-    + _NUM
+    r"epoch (\d+), step (\d+),(?:[^\n]* global_step (\d+),|[^\n]*) step_time\(ms\) " + _NUM
 )
 
 
@@ -268,16 +271,18 @@ def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
     info = info or ParseInfo()
     out = _Out(info)
     steps = _Steps(info)
+    window = steps.window
     for block in _as_blocks(lines):
-        for m in _MINDONE_RE.finditer(block):
-            ms = _f(m.group(4))
+        for _, s, g, t in _MINDONE_RE.findall(block):
+            ms = _f(t)
             if ms is None:
                 continue
-            in_epoch = int(m.group(2))
-            glob = int(m.group(3)) if m.group(3) else steps.continue_epoch(in_epoch)
-            w = steps.window(glob, glob - in_epoch if glob >= in_epoch else None)
+            in_epoch = int(s)
+            glob = int(g) if g else steps.continue_epoch(in_epoch)
+            w = window(glob, glob - in_epoch if glob >= in_epoch else None)
             if w:
-                out.add(StepSample(w[0], ms / 1000.0, w[1]))
+                out.append(_new(StepSample, (w[0], ms / 1000.0, w[1], "step")))
+        out.cap()
     return out
 
 
@@ -364,13 +369,7 @@ def parse_perf_recorder(
     return out
 
 
-_MINDCV_RE = re.compile(
-    r"Epoch:[ \t]*\[(\d+)/(\d+)\],[ \t]*batch:[ \t]*\[(\d+)/(\d+)\]"
-    + _GAP
-    + r"\btime:[ \t]*"
-    + _NUM
-    + r"[ \t]*s\b"
-)
+_MINDCV_RE = re.compile(r"Epoch: \[(\d+)/(\d+)\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s")
 
 
 def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
@@ -382,17 +381,19 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
     info = info or ParseInfo()
     out = _Out(info)
     steps = _Steps(info)
+    in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for m in _MINDCV_RE.finditer(block):
-            epoch, batch, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
-            total = _f(m.group(5))
+        for e, _, b, n_, t in _MINDCV_RE.findall(block):
+            batch, n = int(b), int(n_)
+            total = _f(t)
             if total is None or n < 1 or batch < 1:
                 continue
-            w = steps.in_epoch(epoch, batch, n)
+            w = in_epoch(int(e), batch, n)
             if not w:
                 continue
-            kind: Kind = "epoch" if (w[1] == n and batch == n and n > 1) else "step"
-            out.add(StepSample(w[0], total / w[1], w[1], kind))
+            kind = "epoch" if (w[1] == n and batch == n and n > 1) else "step"
+            out.append(_new(StepSample, (w[0], total / w[1], w[1], kind)))
+        out.cap()
     return out
 
 
@@ -436,11 +437,11 @@ def parse_mindocr_result(
 # mindyolo: 1 epoch, 2 epochs, 3 step, 4 steps/epoch, 5 step time (ms, a window's mean),
 # 6 epoch minutes. A step line without a time (the loss line) still tells steps per epoch.
 _YOLO_RE = re.compile(
-    r"Epoch[ \t]+(\d+)/(\d+),[ \t]*(?:Step[ \t]+(\d+)/(\d+),[ \t]*(?:step time:[ \t]*"
+    r"Epoch (\d+)/(\d+), (?:Step (\d+)/(\d+), (?:step time: "
     + _NUM
-    + r"[ \t]*ms)?|epoch time:[ \t]*"
+    + r" ms)?|epoch time: "
     + _NUM
-    + r"[ \t]*min)"
+    + r" min)"
 )
 
 
@@ -455,41 +456,39 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
     out = _Out(info)
     steps = _Steps(info)
     per_epoch: int | None = None
+    in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for m in _YOLO_RE.finditer(block):
-            if m.group(3) is not None:
-                per_epoch = int(m.group(4)) or per_epoch
-                if m.group(5) is None:
+        for e, _, s, n_, ms, mins in _YOLO_RE.findall(block):
+            if s:
+                n = int(n_)
+                per_epoch = n or per_epoch
+                if not ms:
                     continue
-                epoch, s, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
-                t = _f(m.group(5))
+                t = _f(ms)
                 if t is None or n < 1:
                     continue
-                w = steps.in_epoch(epoch, s, n, resets=True)
+                w = in_epoch(int(e), int(s), n, resets=True)
                 if w:
-                    out.add(StepSample(w[0], t / 1000.0, w[1]))
+                    out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
                 continue
-            minutes = _f(m.group(6))
+            minutes = _f(mins)
             if minutes is None or not per_epoch:
                 continue
-            epoch = int(m.group(1))
-            out.add(StepSample(epoch * per_epoch, minutes * 60.0 / per_epoch, per_epoch, "epoch"))
+            sample = (int(e) * per_epoch, minutes * 60.0 / per_epoch, per_epoch, "epoch")
+            out.append(_new(StepSample, sample))
+        out.cap()
     return out
 
 
 # mindocr: 1 epoch, 2 epochs; step line: 3 step, 4 steps/epoch, 5 ms; epoch line: 6 s, 7 ms.
 _OCR_RE = re.compile(
-    r"epoch:[ \t]*\[(\d+)/(\d+)\](?:[ \t]*step:[ \t]*\[(\d+)/(\d+)\]"
-    + _GAP
-    + r"per step time:[ \t]*"
+    r"epoch: \[(\d+)/(\d+)\](?: step: \[(\d+)/(\d+)\][^\n]* per step time: "
     + _NUM
-    + r"[ \t]*ms|,"
-    + _GAP
-    + r"epoch time:[ \t]*"
+    + r" ms|,[^\n]* epoch time: "
     + _NUM
-    + r"[ \t]*s,[ \t]*per step time:[ \t]*"
+    + r" s, per step time: "
     + _NUM
-    + r"[ \t]*ms)"
+    + r" ms)"
 )
 
 
@@ -502,33 +501,29 @@ def parse_mindocr(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
     info = info or ParseInfo()
     out = _Out(info)
     steps = _Steps(info)
+    in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for m in _OCR_RE.finditer(block):
-            if m.group(3) is not None:
-                epoch, s, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
-                t = _f(m.group(5))
+        for e, _, s, n_, step_ms, epoch_sec, epoch_ms in _OCR_RE.findall(block):
+            if s:
+                n = int(n_)
+                t = _f(step_ms)
                 if t is None or n < 1:
                     continue
-                w = steps.in_epoch(epoch, s, n, resets=True)
+                w = in_epoch(int(e), int(s), n, resets=True)
                 if w:
-                    out.add(StepSample(w[0], t / 1000.0, w[1]))
+                    out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
                 continue
-            epoch_s, ms = _f(m.group(6)), _f(m.group(7))
+            epoch_s, ms = _f(epoch_sec), _f(epoch_ms)
             if not epoch_s or not ms:
                 continue
             n = max(1, round(epoch_s * 1000.0 / ms))
-            out.add(StepSample(int(m.group(1)) * n, epoch_s / n, n, "epoch"))
+            out.append(_new(StepSample, (int(e) * n, epoch_s / n, n, "epoch")))
+        out.cap()
     return out
 
 
 # TimeMonitor: 1 Train/Eval (absent in old MindSpore: training), 2 epoch ms, 3 per-step ms.
-_TM_RE = re.compile(
-    r"(?:(Train|Eval)[ \t]+)?[Ee]poch time:[ \t]*"
-    + _NUM
-    + r"[ \t]*ms,[ \t]*per step time:[ \t]*"
-    + _NUM
-    + r"[ \t]*ms"
-)
+_TM_RE = re.compile(r"epoch time: " + _NUM + r" ms, per step time: " + _NUM + r" ms")
 
 TM_FIT_REFUSAL = (
     "TimeMonitor under Model.fit: MindSpore runs the evaluation before the training epoch-end "
@@ -555,10 +550,10 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
     train = dropped = 0
     for block in _as_blocks(lines):
         for m in _TM_RE.finditer(block):
-            if m.group(1) == "Eval":
+            if block.startswith("Eval ", m.start() - 5):
                 after_eval = True
                 continue
-            epoch_ms, ms = _f(m.group(2)), _f(m.group(3))
+            epoch_ms, ms = _f(m.group(1)), _f(m.group(2))
             if not epoch_ms or not ms:
                 continue
             n = max(1, round(epoch_ms / ms))
@@ -568,7 +563,8 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
                 after_eval = False
                 dropped += 1
                 continue
-            out.add(StepSample(glob, epoch_ms / n / 1000.0, n, "epoch"))
+            out.append(_new(StepSample, (glob, epoch_ms / n / 1000.0, n, "epoch")))
+        out.cap()
     if dropped:
         if dropped == train:
             info.refusal = TM_FIT_REFUSAL
@@ -581,9 +577,7 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
 
 
 _AUDIO_RE = re.compile(
-    r"Epoch:[ \t]*\[(\d+)/(\d+)\],[ \t]*Step:[ \t]*\[(\d+)/(\d+)\],[ \t]*Step Time:[ \t]*"
-    + _NUM
-    + r"[ \t]*sec"
+    r"Epoch: \[(\d+)/(\d+)\], Step: \[(\d+)/(\d+)\], Step Time: " + _NUM + " sec"
 )
 
 
@@ -596,15 +590,17 @@ def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_:
     info = info or ParseInfo()
     out = _Out(info)
     steps = _Steps(info)
+    in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for m in _AUDIO_RE.finditer(block):
-            epoch, s, n = int(m.group(1)), int(m.group(3)), int(m.group(4))
-            t = _f(m.group(5))
+        for e, _, s, n_, sec in _AUDIO_RE.findall(block):
+            n = int(n_)
+            t = _f(sec)
             if t is None or n < 1:
                 continue
-            w = steps.in_epoch(epoch, s, n)
+            w = in_epoch(int(e), int(s), n)
             if w:
-                out.add(StepSample(w[0], t, w[1]))
+                out.append(_new(StepSample, (w[0], t, w[1], "step")))
+        out.cap()
     return out
 
 
@@ -691,15 +687,15 @@ LINE_PATTERNS: dict[str, re.Pattern[str]] = {
 
 # Line signatures, most specific first (earlier wins ties).
 _SIGNATURES: list[tuple[str, re.Pattern[str]]] = [
-    ("mindone", re.compile(r"step_time\(ms\)[ \t]+[0-9]")),
+    ("mindone", re.compile(r"step_time\(ms\) [0-9]")),
     ("mindcv", _MINDCV_RE),
     (
         "mindyolo",
-        re.compile(r"Epoch[ \t]+\d+/\d+,[ \t]*(?:Step[ \t]+\d+/\d+,[ \t]*step time:|epoch time:)"),
+        re.compile(r"Epoch \d+/\d+, (?:Step \d+/\d+, step time:|epoch time:)"),
     ),
     (
         "mindocr",
-        re.compile(r"epoch:[ \t]*\[\d+/\d+\]" + _GAP + r"per step time:[ \t]*[0-9.]+[ \t]*ms"),
+        re.compile(r"epoch: \[\d+/\d+\][^\n]* per step time: [0-9.]+ ms"),
     ),
     ("mindaudio", _AUDIO_RE),
     ("timemonitor", _TM_RE),
