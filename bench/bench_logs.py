@@ -26,7 +26,6 @@ import gc
 import os
 import random
 import re
-import statistics
 import sys
 import tempfile
 import time
@@ -52,7 +51,8 @@ def _mindcv(g: int, r: random.Random) -> Iterator[str]:
     e, b = g // n + 1, g % n + 1
     yield (
         f"[2026-12-01 05:54:06] mindcv.utils.callbacks INFO - Epoch: [{e}/1000], "
-        f"batch: [{b}/{n}], loss: {r.random():.6f}, lr: 0.000021, time: {0.19 + r.random() / 50:.6f}s"
+        f"batch: [{b}/{n}], loss: {r.random():.6f}, lr: 0.000021, "
+        f"time: {0.19 + r.random() / 50:.6f}s"
     )
     if b == n:
         yield (

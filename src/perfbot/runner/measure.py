@@ -15,8 +15,10 @@ Definitions (also in docs/runner.md):
   range; **CV** the weighted standard deviation over the weighted mean.
 - **graph compile** = (first sample's per-step time - s/step) x its span: the first step minus a
   steady step, or, for a window or epoch that contains step 1, its total minus that many steady
-  steps. In sink mode that is the first epoch minus a steady epoch. It is None when the log does
-  not start at step 1.
+  steps. In sink mode that is the first epoch minus a steady epoch. It is None (with a
+  note saying why) when the log does not start at step 1, when the first sample is not slower
+  than the steady median (a cached graph: compile cannot be measured from this log; never a
+  negative number), and in PyNative mode (there is no graph compile).
 - **img/s** = cards x batch size / s/step; for inference cards x batch size / (steps x s/step).
 """
 
@@ -95,6 +97,7 @@ def measure(
     sink_mode: bool = False,
     outlier_seconds: float = 100.0,
     outlier_factor: float = 10.0,
+    pynative: bool = False,
 ) -> Measurement:
     """Steady-state s/step, its spread, and graph compile time from parsed samples."""
     notes: list[str] = []
@@ -157,12 +160,24 @@ def measure(
     compile_s = None
     first_s = None
     if compile_sample is not None:
-        compile_s = (compile_sample.seconds - med) * compile_sample.span
-        first_s = compile_s + med  # step 1 alone (estimated when it was inside a window)
-        if compile_s <= 0:
+        extra = (compile_sample.seconds - med) * compile_sample.span
+        if compile_sample.span == 1:
+            first_s = compile_sample.seconds
+        elif extra > 0:
+            first_s = extra + med  # step 1 alone, estimated from the window that holds it
+        if pynative:
             notes.append(
-                "the first step was not slower than the steady state: the graph was probably "
-                "cached (MS_COMPILER_CACHE_ENABLE) or the run is in PyNative mode"
+                "PyNative mode: there is no graph compile (the first steps compile kernels "
+                "one by one); graph compile is not reported"
+            )
+        elif extra > 0:
+            compile_s = extra
+        else:
+            what = "step" if compile_sample.span == 1 else f"window (steps 1-{compile_sample.step})"
+            notes.append(
+                f"graph compile could not be measured from this log: the first logged {what} "
+                "was not slower than the steady median (a cached graph, "
+                "MS_COMPILER_CACHE_ENABLE, or PyNative mode)"
             )
     return Measurement(
         s_per_step=med,
