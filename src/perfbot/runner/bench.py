@@ -14,6 +14,7 @@ import datetime as dt
 import glob
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -26,7 +27,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from perfbot import __version__
 from perfbot.runner.envinfo import EnvInfo, detect_environment
-from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, parse_log
+from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
 from perfbot.runner.proctree import run_tree
 from perfbot.runner.spec import BenchmarkSpec, SpecError, load_benchmarks
@@ -58,6 +59,18 @@ class StepTime(BaseModel):
     seconds: float
     span: int = 1
     kind: Literal["step", "epoch"] = "step"
+
+
+class RankResult(BaseModel):
+    """One rank's own figures, when the benchmark's `log` glob names one log per rank."""
+
+    rank: int | None = Field(description="Rank number from the file name, if it has one")
+    log_path: str
+    log_format: str | None = None
+    s_per_step: float | None = None
+    graph_compile_s: float | None = None
+    steps_measured: int = 0
+    message: str = Field(default="", description="Why this rank gave no s/step, if it did not")
 
 
 class BenchResult(BaseModel):
@@ -95,6 +108,21 @@ class BenchResult(BaseModel):
     steps_measured: int = Field(default=0, description="Steady steps behind s/step")
     outliers_dropped: int = 0
     measure_mode: str | None = Field(default=None, description="'step' or 'epoch' samples")
+    run_mode: Literal["graph", "pynative"] | None = Field(
+        default=None,
+        description="MindSpore mode of the run (the benchmark's `mode`, its command or the log); "
+        "a PyNative run has no graph compile",
+    )
+    graph_compile_note: str | None = Field(
+        default=None,
+        description="Why graph_compile_s is null (PyNative, not slower than steady, log does not "
+        "start at step 1); the README cell should then be left as it is (e.g. N/A)",
+    )
+    ranks: list[RankResult] = Field(
+        default_factory=list,
+        description="Per-rank figures when several rank logs were read; s_per_step is the "
+        "slowest rank's (a synchronous data-parallel step is as slow as its slowest worker)",
+    )
     table: dict[str, str] = Field(
         default_factory=dict,
         description="Cells for the README row, formatted: cards, batch size, graph compile, "
@@ -142,8 +170,20 @@ def _python_of(command: Sequence[str], env: Mapping[str, str]) -> str | None:
     return shutil.which(prog, path=env.get("PATH"))
 
 
-def _find_log(pattern: str, cwd: Path, since: float) -> tuple[Path | None, str]:
-    """Newest file matching `pattern` (relative to `cwd`) written since `since` (epoch secs)."""
+_RANK_RE = re.compile(r"(?:worker|rank)[_-]?(\d+)|[_-](\d+)\.(?:log|txt)$", re.I)
+
+
+def _rank_of(path: Path) -> int | None:
+    """Rank number in a log file name: `worker_3.log`, `rank0.log`, `x_rank_1.log`, `log_2.txt`."""
+    m = _RANK_RE.search(path.name)
+    if not m:
+        return None
+    return int(m.group(1) or m.group(2))
+
+
+def _find_logs(pattern: str, cwd: Path, since: float) -> tuple[list[Path], str]:
+    """Files matching `pattern` (relative to `cwd`) written since `since` (epoch secs), newest
+    first: one per rank when their names carry distinct rank numbers, else only the newest."""
     matches = [Path(p) for p in glob.glob(os.path.join(cwd, pattern), recursive=True)]
     files = []
     for p in matches:
@@ -151,11 +191,35 @@ def _find_log(pattern: str, cwd: Path, since: float) -> tuple[Path | None, str]:
             if p.is_file():
                 files.append((p.stat().st_mtime, p))
     if not files:
-        return None, f"log file '{pattern}' not found in {cwd}"
-    fresh = [(m, p) for m, p in files if m >= since - _LOG_MTIME_SLACK]
+        return [], f"log file '{pattern}' not found in {cwd}"
+    fresh = sorted(((m, p) for m, p in files if m >= since - _LOG_MTIME_SLACK), reverse=True)
     if not fresh:
-        return None, f"log file '{pattern}' was not written during this run (it is older)"
-    return max(fresh)[1], ""
+        return [], f"log file '{pattern}' was not written during this run (it is older)"
+    paths = [p for _, p in fresh]
+    ranks = [_rank_of(p) for p in paths]
+    if len(paths) > 1 and None not in ranks and len(set(ranks)) == len(ranks):
+        return sorted(paths, key=_rank_of), ""
+    return paths[:1], ""
+
+
+_MODE_KEYS = {"mode", "ms_mode", "environment.mode", "system.mode"}
+
+
+def _pynative_in_command(command: Sequence[str]) -> bool | None:
+    """True/False when the command sets MindSpore's mode (`--mode 1`, `--ms_mode=0`,
+    `system.mode=1`, ...), None when it does not say."""
+    for i, arg in enumerate(command):
+        key, eq, value = arg.partition("=")
+        if key.lstrip("-") not in _MODE_KEYS:
+            continue
+        if not eq:
+            value = command[i + 1] if i + 1 < len(command) else ""
+        value = value.strip().lower()
+        if value in ("1", "pynative", "pynative_mode"):
+            return True
+        if value in ("0", "graph", "graph_mode"):
+            return False
+    return None
 
 
 def run_benchmark(
@@ -278,55 +342,136 @@ def _summary(r: BenchResult) -> str:
     return ", ".join(parts)
 
 
+_MEASURED_FIELDS = (
+    "log_format",
+    "log_path",
+    "s_per_step",
+    "iqr",
+    "cv",
+    "graph_compile_s",
+    "first_step_s",
+    "img_per_s",
+    "steps_measured",
+    "outliers_dropped",
+    "measure_mode",
+    "table",
+    "step_times",
+    "run_mode",
+    "graph_compile_note",
+)
+
+
 def _measure_into(
     result: BenchResult, spec: BenchmarkSpec, cwd: Path, out_path: Path, since: float
 ) -> None:
-    """Parse the log and fill the measurement fields of `result` (and its message if none)."""
+    """Parse the log(s) and fill the measurement fields of `result` (and its message if none).
+
+    With one log per rank (a `log` glob such as `msrun_log/worker_*.log`), every rank is measured
+    and the result is the slowest rank's, with each rank's figures in `ranks`."""
     if spec.log:
-        log_path, problem = _find_log(spec.log, cwd, since)
-        if log_path is None:
+        paths, problem = _find_logs(spec.log, cwd, since)
+        if not paths:
             result.message = problem
             return
     else:
-        log_path = out_path
+        paths = [out_path]
+    pynative = None if spec.mode == "auto" else spec.mode == "pynative"
+    if pynative is None:
+        pynative = _pynative_in_command(spec.command)
+    if len(paths) == 1:
+        _measure_log(result, spec, paths[0], pynative)
+        return
+    per_rank: list[tuple[int, BenchResult]] = []
+    for path in paths:
+        rank = _rank_of(path)
+        sub = result.model_copy(deep=True)
+        sub.notes = []
+        _measure_log(sub, spec, path, pynative)
+        result.ranks.append(
+            RankResult(
+                rank=rank,
+                log_path=str(path),
+                log_format=sub.log_format,
+                s_per_step=sub.s_per_step,
+                graph_compile_s=sub.graph_compile_s,
+                steps_measured=sub.steps_measured,
+                message="" if sub.s_per_step is not None else sub.message,
+            )
+        )
+        per_rank.append((rank if rank is not None else -1, sub))
+    measured = [(r, sub) for r, sub in per_rank if sub.s_per_step is not None]
+    if not measured:
+        first = per_rank[0][1]
+        result.log_path, result.log_format = first.log_path, first.log_format
+        result.message = f"no rank log gave step times ({len(paths)} read): {first.message}"
+        return
+    rank, slowest = max(measured, key=lambda item: item[1].s_per_step or 0.0)
+    for name in _MEASURED_FIELDS:
+        setattr(result, name, getattr(slowest, name))
+    figures = ", ".join(
+        f"rank {r.rank}: {r.s_per_step:.4f}" if r.s_per_step is not None else f"rank {r.rank}: -"
+        for r in result.ranks
+    )
+    result.notes.append(
+        f"read {len(paths)} rank logs; s/step is the slowest rank's (rank {rank}): {figures}"
+    )
+    result.notes.extend(slowest.notes)
+    silent = [r.rank for r in result.ranks if r.s_per_step is None]
+    if silent:
+        result.notes.append(f"no step times in the log of rank(s) {silent}")
+
+
+def _measure_log(
+    result: BenchResult, spec: BenchmarkSpec, log_path: Path, pynative: bool | None
+) -> None:
+    """Parse one log (streamed) and fill the measurement fields of `result`."""
     result.log_path = str(log_path)
     try:
-        text = log_path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        result.message = f"cannot read the log {log_path}: {exc.strerror or exc}"
-        return
-    try:
-        fmt, samples = parse_log(
-            text,
+        read = read_log(
+            log_path,
             spec.log_format.value,
             regex=spec.regex,
             steps_per_epoch=spec.steps_per_epoch,
+            regex_times=spec.regex_times,
         )
     except LogFormatError as exc:
         result.message = str(exc)
         return
+    except OSError as exc:
+        result.message = f"cannot read the log {log_path}: {exc.strerror or exc}"
+        return
+    fmt, samples = read.fmt, read.samples
     result.log_format = fmt
     if fmt is None:
         result.message = "the log format was not recognised; set log_format (or a regex)"
         return
+    result.notes.extend(read.notes)
     result.step_times = [StepTime(**_sample_dict(s)) for s in samples[:MAX_STEP_TIMES]]
     if len(samples) > MAX_STEP_TIMES:
         result.notes.append(f"step_times keeps the first {MAX_STEP_TIMES} of {len(samples)}")
+    if read.refusal:
+        result.message = read.refusal
+        return
     if not samples:
         result.message = f"no step times found in the log (read as {fmt})"
         return
+    if pynative is None:
+        pynative = read.pynative
+    result.run_mode = "pynative" if pynative else "graph"
     m = measure(
         samples,
         warmup=spec.warmup,
         sink_mode=spec.sink_mode,
         outlier_seconds=spec.outlier_seconds,
         outlier_factor=spec.outlier_factor,
+        pynative=bool(pynative),
     )
     result.notes.extend(m.notes)
     result.measure_mode = m.mode
     result.steps_measured = m.steps_measured
     result.outliers_dropped = m.outliers_dropped
     result.graph_compile_s = _r(m.graph_compile_s)
+    result.graph_compile_note = m.compile_note
     result.first_step_s = _r(m.first_step_s)
     last_step = max(s.step for s in samples)
     if spec.steps and last_step < spec.steps:

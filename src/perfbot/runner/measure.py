@@ -55,6 +55,7 @@ class Measurement:
     outliers_dropped: int
     mode: str  # "step" or "epoch"
     notes: tuple[str, ...] = field(default=())
+    compile_note: str | None = None  # why graph_compile_s is None
 
 
 def weighted_quantile(values: Sequence[float], weights: Sequence[int], q: float) -> float:
@@ -118,8 +119,10 @@ def measure(
 
     first = pool[0]
     compile_sample = first if first.first_step <= 1 else None
+    compile_note = None
     if compile_sample is None:
-        notes.append(f"the log starts at step {first.first_step}, not 1: graph compile unknown")
+        compile_note = f"the log starts at step {first.first_step}, not 1: graph compile unknown"
+        notes.append(compile_note)
 
     steady: list[tuple[StepSample, int]] = []
     for s in pool:
@@ -166,19 +169,21 @@ def measure(
         elif extra > 0:
             first_s = extra + med  # step 1 alone, estimated from the window that holds it
         if pynative:
-            notes.append(
+            compile_note = (
                 "PyNative mode: there is no graph compile (the first steps compile kernels "
                 "one by one); graph compile is not reported"
             )
+            notes.append(compile_note)
         elif extra > 0:
             compile_s = extra
         else:
             what = "step" if compile_sample.span == 1 else f"window (steps 1-{compile_sample.step})"
-            notes.append(
+            compile_note = (
                 f"graph compile could not be measured from this log: the first logged {what} "
                 "was not slower than the steady median (a cached graph, "
                 "MS_COMPILER_CACHE_ENABLE, or PyNative mode)"
             )
+            notes.append(compile_note)
     return Measurement(
         s_per_step=med,
         iqr=iqr,
@@ -190,6 +195,7 @@ def measure(
         outliers_dropped=dropped,
         mode=mode,
         notes=tuple(notes),
+        compile_note=compile_note,
     )
 
 
