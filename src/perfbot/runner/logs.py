@@ -719,19 +719,20 @@ def _detect_table(first: str) -> str | None:
     return None
 
 
+_NONBLANK = re.compile(r"\S")
+
+
 def _detect_blocks(pieces: Iterable[str]) -> tuple[str | None, bool]:
     """(format, whether the first non-empty line was seen)."""
     counts = dict.fromkeys((name for name, _ in _SIGNATURES), 0)
     first_seen = False
     for block in pieces:
-        if not first_seen:
-            for line in block.split("\n"):
-                if line.strip():
-                    first_seen = True
-                    table = _detect_table(line)
-                    if table:
-                        return table, True
-                    break
+        if not first_seen and (m := _NONBLANK.search(block)):
+            first_seen = True
+            start = block.rfind("\n", 0, m.start()) + 1
+            table = _detect_table(block[start : block.index("\n", m.start())])
+            if table:
+                return table, True
         for name, pattern in _SIGNATURES:
             counts[name] += sum(1 for _ in pattern.finditer(block))
     best, best_n = None, 0
