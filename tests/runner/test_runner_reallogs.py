@@ -276,3 +276,77 @@ def test_a_log_path_that_is_not_a_regular_file_is_an_error_not_a_hang(tmp_path):
     os.mkfifo(fifo)
     with pytest.raises(OSError, match="not a regular file"):
         read_log(fifo, "mindone")
+
+
+# ---- the block-at-once fast path gives exactly what the line-by-line path gives -------------
+
+
+def _ocr(li: int, per_epoch: int, epochs: int) -> str:
+    out = []
+    for e in range(1, epochs + 1):
+        for s in range(li, per_epoch + 1, li):
+            out.append(
+                f"epoch: [{e}/{epochs}] step: [{s}/{per_epoch}], loss: 0.5, lr: 0.001, "
+                f"per step time: {400 + (e * s) % 7:.3f} ms, fps per card: 20.0 img/s"
+            )
+        out.append(
+            f"epoch: [{e}/{epochs}], loss: 0.5, epoch time: 6.000 s, per step time: "
+            f"{6000 / per_epoch:.3f} ms, fps per card: 20.0 img/s"
+        )
+    return "\n".join(out) + "\n"
+
+
+def _cv(li: int, per_epoch: int, epochs: int) -> str:
+    out = []
+    for e in range(1, epochs + 1):
+        last = 0
+        for b in range(1, per_epoch + 1):
+            if b == 1 or b % li == 0 or b == per_epoch:
+                out.append(
+                    f"[2026-12-01 05:54:06] mindcv.utils.callbacks INFO - Epoch: [{e}/{epochs}], "
+                    f"batch: [{b}/{per_epoch}], loss: 1.0, lr: 0.1, time: {0.19 * (b - last):.6f}s"
+                )
+                last = b
+    return "\n".join(out) + "\n"
+
+
+def _one(n: int) -> str:
+    return "".join(
+        f"epoch 1, step {g}, lr 0.0001000, loss 0.5, loss scale 1024, global_step {g}, "
+        f"step_time(ms) {150 + g % 9:.1f}\n"
+        for g in range(1, n + 1)
+    )
+
+
+def _audio(per_epoch: int, epochs: int) -> str:
+    return "".join(
+        f"[Train] Epoch: [{e}/{epochs}], Step: [{s}/{per_epoch}], Step Time: 0.{300 + s % 9} sec, "
+        "lr: 0.001000, Total Loss: 1.0, Overflow: False, Scale: 1024, Rank: 0.\n"
+        for e in range(1, epochs + 1)
+        for s in range(1, per_epoch + 1)
+    )
+
+
+FAST_CASES = {
+    "mindyolo": lambda: yolo(5, 16, 60) + yolo(5, 16, 3),  # a second run appended: a restart
+    "mindocr": lambda: _ocr(4, 14, 200) + _ocr(4, 14, 2),
+    "mindcv": lambda: _cv(10, 37, 100),
+    "mindone": lambda: _one(3000) + _one(40),
+    "timemonitor": lambda: tm_train(epochs=2000) + tm_fit(epochs=4, every=2) + tm_train(50),
+    "mindaudio": lambda: _audio(23, 100),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(FAST_CASES))
+def test_block_fast_path_equals_the_line_by_line_path(monkeypatch, fmt):
+    from perfbot.runner import logs
+
+    text = FAST_CASES[fmt]()
+    monkeypatch.setattr(logs, "BLOCK", 4096)  # many blocks
+    fast = logs.read_log(text, fmt)
+    monkeypatch.setattr(logs, "_spans", lambda *a, **k: None)
+    monkeypatch.setattr(logs, "_floats", lambda *a, **k: None)
+    slow = logs.read_log(text, fmt)
+    assert len(fast.samples) > 100
+    assert fast.samples == slow.samples
+    assert (fast.restarts, fast.notes) == (slow.restarts, slow.notes)

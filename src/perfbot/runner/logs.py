@@ -25,6 +25,8 @@ import re
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import itemgetter, sub, truediv
 from typing import IO, Literal, NamedTuple
 
 __all__ = [
@@ -252,6 +254,73 @@ class _Steps:
         return self.base + in_epoch
 
 
+# ---- block-at-once fast path ----------------------------------------------------------------
+# A block whose lines continue the previous block cleanly (step numbers strictly increasing, every
+# number well-formed) is turned into samples with C-level map/zip, without a Python loop per
+# line; any other block goes through the line-by-line code, which handles every special case.
+
+
+def _floats(strings: Iterable[str]) -> list[float] | None:
+    """Finite, non-negative floats of regex-matched digit strings; None if any is not."""
+    try:
+        values = list(map(float, strings))
+    except ValueError:  # "1.2.3"
+        return None
+    return values if values and max(values) < _INF else None
+
+
+def _spans(steps: _Steps, globs: list[int], starts: list[int] | None = None) -> list[int] | None:
+    """Spans of windows ending at `globs` that continue `steps` (its state is left alone), or
+    None when the block needs the line-by-line path (the log's first line, a restart). With
+    `starts` (each line's epoch start), a window never reaches back into an earlier epoch."""
+    if steps.prev is None or not globs:
+        return None
+    prevs = [steps.prev, *globs[:-1]]
+    if starts is not None:
+        prevs = list(map(max, prevs, starts))
+    spans = list(map(sub, globs, prevs))
+    return spans if min(spans) >= 1 else None
+
+
+def _extend(out: list, globs: list[int], secs: Iterable[float], spans: list[int], kind: str):
+    out.extend(map(_new, repeat(StepSample), zip(globs, secs, spans, repeat(kind))))
+
+
+_G0, _G1, _G2, _G3, _G4 = (itemgetter(i) for i in range(5))
+
+
+def _step_run(steps: _Steps, out: list, run: list, unit: float, *, resets: bool) -> bool:
+    """Samples of `run`, matches `(epoch, epochs, step, steps per epoch, time, ...)` of step
+    lines; False (nothing done) when the run needs the line-by-line path."""
+    secs = _floats(map(_G4, run))
+    if secs is None:
+        return False
+    ns = list(map(int, map(_G3, run)))
+    starts = [(e - 1) * n for e, n in zip(map(int, map(_G0, run)), ns, strict=True)]
+    if min(ns) < 1 or min(starts) < 0:
+        return False
+    globs = list(map(int.__add__, starts, map(int, map(_G2, run))))
+    spans = _spans(steps, globs, starts if resets else None)
+    if spans is None:
+        return False
+    _extend(out, globs, map(truediv, secs, repeat(unit)), spans, "step")
+    steps.prev = globs[-1]
+    return True
+
+
+def _segments(found: list, is_step: Callable[[tuple], object]) -> Iterator[tuple[bool, list]]:
+    """`found` cut into runs of step matches and single other matches, in order."""
+    cuts = [i for i, m in enumerate(found) if not is_step(m)]
+    start = 0
+    for i in cuts:
+        if start < i:
+            yield True, found[start:i]
+        yield False, [found[i]]
+        start = i + 1
+    if start < len(found):
+        yield True, found[start:]
+
+
 # ---- per-format parsers -------------------------------------------------------------------
 # Each takes an iterable of blocks (or single lines) and keyword hints, and returns samples in
 # log order. Patterns never cross a line end ([ \t] instead of \s, bounded gaps).
@@ -273,7 +342,16 @@ def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
     steps = _Steps(info)
     window = steps.window
     for block in _as_blocks(lines):
-        for _, s, g, t in _MINDONE_RE.findall(block):
+        found = _MINDONE_RE.findall(block)
+        if found and all(map(_G2, found)) and (ms_list := _floats(map(_G3, found))) is not None:
+            globs = list(map(int, map(_G2, found)))
+            spans = _spans(steps, globs)
+            if spans is not None:
+                _extend(out, globs, map(truediv, ms_list, repeat(1000.0)), spans, "step")
+                steps.prev = globs[-1]
+                out.cap()
+                continue
+        for _, s, g, t in found:
             ms = _f(t)
             if ms is None:
                 continue
@@ -383,7 +461,19 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
     steps = _Steps(info)
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for e, _, b, n_, t in _MINDCV_RE.findall(block):
+        found = _MINDCV_RE.findall(block)
+        if found and (totals := _floats(map(_G4, found))) is not None:
+            ns = list(map(int, map(_G3, found)))
+            starts = [(e - 1) * n for e, n in zip(map(int, map(_G0, found)), ns, strict=True)]
+            globs = list(map(int.__add__, starts, map(int, map(_G2, found))))
+            spans = _spans(steps, globs) if min(ns) >= 1 and min(starts) >= 0 else None
+            # a line covering a whole epoch (sink mode) is an epoch sample: line by line
+            if spans is not None and not any(map(int.__eq__, spans, ns)):
+                _extend(out, globs, map(truediv, totals, spans), spans, "step")
+                steps.prev = globs[-1]
+                out.cap()
+                continue
+        for e, _, b, n_, t in found:
             batch, n = int(b), int(n_)
             total = _f(t)
             if total is None or n < 1 or batch < 1:
@@ -458,19 +548,22 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
     per_epoch: int | None = None
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for e, _, s, n_, ms, mins in _YOLO_RE.findall(block):
-            if s:
-                n = int(n_)
-                per_epoch = n or per_epoch
-                if not ms:
+        for is_step, seg in _segments(_YOLO_RE.findall(block), _G2):
+            if is_step:
+                per_epoch = int(seg[-1][3]) or per_epoch
+                run = [m for m in seg if m[4]]  # step-time lines, not the loss lines
+                if not run or _step_run(steps, out, run, 1000.0, resets=True):
                     continue
-                t = _f(ms)
-                if t is None or n < 1:
-                    continue
-                w = in_epoch(int(e), int(s), n, resets=True)
-                if w:
-                    out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
+                for e, _, s, n_, ms, _ in run:
+                    t = _f(ms)
+                    n = int(n_)
+                    if t is None or n < 1:
+                        continue
+                    w = in_epoch(int(e), int(s), n, resets=True)
+                    if w:
+                        out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
                 continue
+            e, mins = seg[0][0], seg[0][5]
             minutes = _f(mins)
             if minutes is None or not per_epoch:
                 continue
@@ -503,23 +596,31 @@ def parse_mindocr(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
     steps = _Steps(info)
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for e, _, s, n_, step_ms, epoch_sec, epoch_ms in _OCR_RE.findall(block):
-            if s:
-                n = int(n_)
-                t = _f(step_ms)
-                if t is None or n < 1:
-                    continue
-                w = in_epoch(int(e), int(s), n, resets=True)
-                if w:
-                    out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
+        for is_step, seg in _segments(_OCR_RE.findall(block), _G2):
+            if is_step and _step_run(steps, out, seg, 1000.0, resets=True):
                 continue
-            epoch_s, ms = _f(epoch_sec), _f(epoch_ms)
-            if not epoch_s or not ms:
-                continue
-            n = max(1, round(epoch_s * 1000.0 / ms))
-            out.append(_new(StepSample, (int(e) * n, epoch_s / n, n, "epoch")))
+            _ocr_lines(seg, in_epoch, out)
         out.cap()
     return out
+
+
+def _ocr_lines(found: list, in_epoch: Callable[..., tuple[int, int] | None], out: list) -> None:
+    """mindocr matches one by one (the first block, restarts, epoch lines)."""
+    for e, _, s, n_, step_ms, epoch_sec, epoch_ms in found:
+        if s:
+            n = int(n_)
+            t = _f(step_ms)
+            if t is None or n < 1:
+                continue
+            w = in_epoch(int(e), int(s), n, resets=True)
+            if w:
+                out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
+            continue
+        epoch_s, ms = _f(epoch_sec), _f(epoch_ms)
+        if not epoch_s or not ms:
+            continue
+        n = max(1, round(epoch_s * 1000.0 / ms))
+        out.append(_new(StepSample, (int(e) * n, epoch_s / n, n, "epoch")))
 
 
 # TimeMonitor: 1 Train/Eval (absent in old MindSpore: training), 2 epoch ms, 3 per-step ms.
@@ -549,11 +650,30 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
     after_eval = False
     train = dropped = 0
     for block in _as_blocks(lines):
-        for m in _TM_RE.finditer(block):
-            if block.startswith("Eval ", m.start() - 5):
+        if "Eval " not in block and not after_eval:  # Model.train: every line is training
+            found = _TM_RE.findall(block)
+            ex, ey = _floats(map(_G0, found)), _floats(map(_G1, found))
+            if ex and ey and min(ex) > 0 and min(ey) > 0:
+                ns = list(map(round, map(truediv, ex, ey)))
+                if min(ns) >= 1:
+                    globs = list(accumulate(ns, initial=glob))[1:]
+                    secs = map(truediv, map(truediv, ex, ns), repeat(1000.0))
+                    _extend(out, globs, secs, ns, "epoch")
+                    glob, train = globs[-1], train + len(ns)
+                    out.cap()
+                    continue
+        if "Eval " in block or after_eval:
+            matches = [
+                ("E" if block.startswith("Eval ", m.start() - 5) else "", *m.groups())
+                for m in _TM_RE.finditer(block)
+            ]
+        else:  # Model.train: no evaluation lines, no positions needed
+            matches = [("", x, y) for x, y in _TM_RE.findall(block)]
+        for which, x, y in matches:
+            if which:
                 after_eval = True
                 continue
-            epoch_ms, ms = _f(m.group(1)), _f(m.group(2))
+            epoch_ms, ms = _f(x), _f(y)
             if not epoch_ms or not ms:
                 continue
             n = max(1, round(epoch_ms / ms))
@@ -592,7 +712,18 @@ def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_:
     steps = _Steps(info)
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for e, _, s, n_, sec in _AUDIO_RE.findall(block):
+        found = _AUDIO_RE.findall(block)
+        if found and (secs := _floats(map(_G4, found))) is not None:
+            ns = list(map(int, map(_G3, found)))
+            starts = [(e - 1) * n for e, n in zip(map(int, map(_G0, found)), ns, strict=True)]
+            globs = list(map(int.__add__, starts, map(int, map(_G2, found))))
+            spans = _spans(steps, globs) if min(ns) >= 1 and min(starts) >= 0 else None
+            if spans is not None:
+                _extend(out, globs, secs, spans, "step")
+                steps.prev = globs[-1]
+                out.cap()
+                continue
+        for e, _, s, n_, sec in found:
             n = int(n_)
             t = _f(sec)
             if t is None or n < 1:
