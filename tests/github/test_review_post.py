@@ -13,6 +13,7 @@ from review_kit import (
     apply_like_github,
 )
 
+from gfm import shape
 from perfbot.engine import check_source
 from perfbot.source import Source
 
@@ -68,12 +69,13 @@ def test_two_workflows_post_one_review_that_fixes_the_file(gh, action, fork_pr, 
     assert [c["line"] for c in comments] == [7, 15, 16, 17]
     fixed = apply_like_github(BROKEN, comments)
     assert not [f for f in check_source(Source.from_text(fixed)).findings if f.fixable]
-    # pull, files, review comments, issue comments, review, summary
+    # pull, files, review comments, issue comments, reviews, review, summary
     assert [(q.method, q.path.rsplit("/", 1)[-1]) for q in r.requests] == [
         ("GET", str(fork_pr.number)),
         ("GET", "files"),
         ("GET", "comments"),
         ("GET", "comments"),
+        ("GET", "reviews"),
         ("POST", "reviews"),
         ("POST", "comments"),
     ]
@@ -108,9 +110,9 @@ def test_messages_from_the_file_are_rendered_as_text(gh, action, fork_pr, findin
     findings.write_text(json.dumps(data))
     assert post(action, fork_pr, findings).rc == 0
     body = next(c["body"] for c in gh.review_comments if c["line"] == 7)
-    assert "@\u200borg/maintainers" in body
-    assert "&lt;img src=https:\u200b//evil.example/x.png&gt;" in body
-    assert "[win]\\(https:\u200b//evil.example)" in body
+    sh = shape(body)  # as GitHub renders it
+    assert sh.mentions == 0 and "img" not in sh.tags and "evil.example" not in str(sh.hrefs)
+    assert "ping @\u200dorg/maintainers &lt;img src=https\\://evil.example/x.png&gt;" in body
     assert "`@kept <in code>`" in body
 
 
@@ -195,3 +197,27 @@ def test_the_findings_file_is_required_and_must_exist(gh, action, fork_pr, tmp_p
 def test_post_with_fail_on(gh, action, fork_pr, findings):
     r = post(action, fork_pr, findings, extra=["--fail-on", "error"])
     assert r.rc == 1 and len(gh.reviews) == 1
+
+
+def test_a_pull_request_whose_fork_was_deleted_gets_nothing_from_another_forks_run(
+    gh, action, tmp_path
+):
+    """The victim's fork is gone (`head.repo` null); mallory opens her own pull request at the
+    same commit and points her findings file at the victim's: nothing is posted there."""
+    victim = gh.add_pull(changes={README: (None, BROKEN)}, fork="victim", head_ref="fix")
+    gh.pulls[victim.number].head_repo_deleted = True
+    mine = gh.add_pull(changes={README: (None, BROKEN)}, fork="mallory", head_sha=victim.head_sha)
+    out = tmp_path / "perfbot-findings.json"
+    assert action.run(mine, f"--findings-out={out}", token=READ).rc == 1
+    edit(out, lambda d: d.update(pull_request=victim.number))
+    r = post(action, victim, out, event=workflow_run(mine))
+    assert r.rc == 2 and "deleted" in r.err
+    assert gh.reviews == [] and gh.review_comments == [] and gh.issue_comments == []
+    # nor when the run does not say which repository it ran for
+    r = post(action, victim, out, event=workflow_run(mine, head_repository=None))
+    assert r.rc == 2 and gh.reviews == []
+
+
+def test_a_run_for_another_branch_of_the_same_fork_is_refused(gh, action, fork_pr, findings):
+    r = post(action, fork_pr, findings, event=workflow_run(fork_pr, head_branch="other"))
+    assert r.rc == 2 and "branch other" in r.err and gh.reviews == []
