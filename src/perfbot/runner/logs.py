@@ -527,12 +527,13 @@ def parse_mindocr_result(
 # mindyolo: 1 epoch, 2 epochs, 3 step, 4 steps/epoch, 5 step time (ms, a window's mean),
 # 6 epoch minutes. A step line without a time (the loss line) still tells steps per epoch.
 _YOLO_RE = re.compile(
-    r"Epoch (\d+)/(\d+), (?:Step (\d+)/(\d+), (?:step time: "
+    r"Epoch (\d+)/(\d+), (?:Step (\d+)/(\d+), step time: "
     + _NUM
-    + r" ms)?|epoch time: "
+    + r" ms|epoch time: "
     + _NUM
     + r" min)"
 )
+_YOLO_ANY_STEP_RE = re.compile(r"Epoch \d+/\d+, Step \d+/(\d+),")
 
 
 def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
@@ -548,11 +549,10 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
     per_epoch: int | None = None
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
-        for is_step, seg in _segments(_YOLO_RE.findall(block), _G2):
+        for is_step, run in _segments(_YOLO_RE.findall(block), _G2):
             if is_step:
-                per_epoch = int(seg[-1][3]) or per_epoch
-                run = [m for m in seg if m[4]]  # step-time lines, not the loss lines
-                if not run or _step_run(steps, out, run, 1000.0, resets=True):
+                per_epoch = int(run[-1][3]) or per_epoch
+                if _step_run(steps, out, run, 1000.0, resets=True):
                     continue
                 for e, _, s, n_, ms, _ in run:
                     t = _f(ms)
@@ -563,7 +563,9 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
                     if w:
                         out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
                 continue
-            e, mins = seg[0][0], seg[0][5]
+            if not per_epoch:  # sink mode: steps per epoch from the loss lines
+                per_epoch = next((int(n) for n in _YOLO_ANY_STEP_RE.findall(block) if n), None)
+            e, mins = run[0][0], run[0][5]
             minutes = _f(mins)
             if minutes is None or not per_epoch:
                 continue
