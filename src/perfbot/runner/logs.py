@@ -266,7 +266,9 @@ def _floats(strings: Iterable[str]) -> list[float] | None:
         values = list(map(float, strings))
     except ValueError:  # "1.2.3"
         return None
-    return values if values and max(values) < _INF else None
+    if not values or not all(map(_INF.__gt__, values)) or not all(map((0.0).__le__, values)):
+        return None  # empty, inf, nan or negative
+    return values
 
 
 def _spans(steps: _Steps, globs: list[int], starts: list[int] | None = None) -> list[int] | None:
@@ -371,43 +373,70 @@ def _rows(lines: Iterable[str]) -> Iterator[str]:
         yield from rows
 
 
+@dataclass
+class _Rows:
+    """A block of well-formed result rows at once: key numbers and seconds."""
+
+    keys: list[int]
+    secs: list[float]
+
+
 def _result_rows(
     lines: Iterable[str], key: tuple[str, ...], time: tuple[str, ...]
-) -> Iterator[tuple[int, float] | None]:
+) -> Iterator[tuple[int, float] | _Rows | None]:
     """(key, seconds) of each row of a tab- (or whitespace-) separated result file: the first
     column of the header named in `key` (a step or epoch number) and the first named in `time`.
     Short rows, eval rows (first field `-`) and rows whose numbers do not convert are skipped;
-    None marks a second run's header (a restart). Nothing when the header lacks either column."""
+    None marks a second run's header (a restart). Nothing when the header lacks either column.
+    A block of tab-separated rows that are all well-formed comes as one `_Rows`."""
     header: list[str] | None = None
     i_key = i_time = -1
     need = 0
-    for line in _rows(lines):
-        fields = line.split("\t") if "\t" in line else line.split()
-        if header is None:
-            if not line.strip():
+    tabbed = False
+    for block in _as_blocks(lines):
+        if tabbed and not block.startswith("-") and "\n-" not in block:
+            rows = block.split("\n")
+            rows.pop()
+            fields = list(map(str.split, rows, repeat("\t")))
+            if fields and min(map(len, fields)) > need:
+                try:
+                    keys = list(map(int, map(float, map(itemgetter(i_key), fields))))
+                except (ValueError, OverflowError):  # a header, "abc", "inf": row by row
+                    keys = None
+                secs = _floats(map(itemgetter(i_time), fields)) if keys else None
+                if keys and secs:
+                    yield _Rows(keys, secs)
+                    continue
+        rows = block.split("\n")
+        rows.pop()  # after the last line end
+        for line in rows:
+            fields = line.split("\t") if "\t" in line else line.split()
+            if header is None:
+                if not line.strip():
+                    continue
+                header = [f.strip().lower() for f in fields]
+                i_key = next((header.index(n) for n in key if n in header), -1)
+                i_time = next((header.index(n) for n in time if n in header), -1)
+                if i_key < 0 or i_time < 0:
+                    return
+                need = max(i_key, i_time)
+                tabbed = "\t" in line
                 continue
-            header = [f.strip().lower() for f in fields]
-            i_key = next((header.index(n) for n in key if n in header), -1)
-            i_time = next((header.index(n) for n in time if n in header), -1)
-            if i_key < 0 or i_time < 0:
-                return
-            need = max(i_key, i_time)
-            continue
-        if len(fields) <= need:
-            continue
-        first = fields[0].strip()
-        if first.startswith("-") or not first:
-            continue
-        if first.lower() == header[0] and fields[1].strip().lower() == header[1]:
-            yield None  # a second run appended its header
-            continue
-        try:
-            number = int(float(fields[i_key]))
-        except (ValueError, OverflowError):  # "abc", or "inf" / "1e400" in a step cell
-            continue
-        seconds = _f(fields[i_time])
-        if seconds is not None:
-            yield number, seconds
+            if len(fields) <= need:
+                continue
+            first = fields[0].strip()
+            if first.startswith("-") or not first:
+                continue
+            if first.lower() == header[0] and fields[1].strip().lower() == header[1]:
+                yield None  # a second run appended its header
+                continue
+            try:
+                number = int(float(fields[i_key]))
+            except (ValueError, OverflowError):  # "abc", or "inf" / "1e400" in a step cell
+                continue
+            seconds = _f(fields[i_time])
+            if seconds is not None:
+                yield number, seconds
 
 
 def parse_mindone_result(
@@ -425,10 +454,21 @@ def parse_mindone_result(
         if row is None:
             steps = _Steps(info)
             continue
-        step, total = row
-        w = steps.window(step)
-        if w:
-            out.add(StepSample(w[0], total / w[1], w[1]))
+        if type(row) is _Rows:
+            spans = _spans(steps, row.keys)
+            if spans is not None:
+                _extend(out, row.keys, map(truediv, row.secs, spans), spans, "step")
+                steps.prev = row.keys[-1]
+                out.cap()
+                continue
+            pairs: Iterable[tuple[int, float]] = zip(row.keys, row.secs, strict=True)
+        else:
+            pairs = (row,)
+        for step, total in pairs:
+            w = steps.window(step)
+            if w:
+                out.append(_new(StepSample, (w[0], total / w[1], w[1], "step")))
+        out.cap()
     return out
 
 
@@ -442,8 +482,18 @@ def parse_perf_recorder(
     info = info or ParseInfo()
     out = _Out(info)
     for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
-        if row is not None and row[0] >= 1:
-            out.add(StepSample(row[0], row[1], 1))
+        if type(row) is _Rows:
+            if min(row.keys) >= 1:
+                _extend(out, row.keys, row.secs, [1] * len(row.keys), "step")
+                out.cap()
+                continue
+            row_pairs: Iterable[tuple[int, float]] = zip(row.keys, row.secs, strict=True)
+        else:
+            row_pairs = () if row is None else (row,)
+        for step, sec in row_pairs:
+            if step >= 1:
+                out.append(_new(StepSample, (step, sec, 1, "step")))
+        out.cap()
     return out
 
 
@@ -497,8 +547,12 @@ def _epoch_file(
     n = steps_per_epoch
     out = _Out(info or ParseInfo())
     for row in _result_rows(lines, ("epoch",), ("traintime", "train_time", "train_time(s)")):
-        if row is not None and row[0] >= 1:
-            out.add(StepSample(row[0] * n, row[1] / n, n, "epoch"))
+        if row is None:
+            continue
+        pairs = zip(row.keys, row.secs, strict=True) if type(row) is _Rows else (row,)
+        for epoch, total in pairs:
+            if epoch >= 1:
+                out.append(_new(StepSample, (epoch * n, total / n, n, "epoch")))
     return out
 
 
