@@ -392,18 +392,37 @@ def _result_rows(
     header: list[str] | None = None
     i_key = i_time = -1
     need = 0
-    tabbed = False
+    columns: re.Pattern[str] | None = None  # the key and time cells of a tab-separated row
     for block in _as_blocks(lines):
-        if tabbed and not block.startswith("-") and "\n-" not in block:
-            rows = block.split("\n")
-            rows.pop()
-            fields = list(map(str.split, rows, repeat("\t")))
-            if fields and min(map(len, fields)) > need:
+        if header is None:  # the header line, then the rest of its block like any other
+            m = _NONBLANK.search(block)
+            if m is None:
+                continue
+            start = block.rfind("\n", 0, m.start()) + 1
+            end = block.index("\n", m.start())
+            line = block[start:end]
+            fields = line.split("\t") if "\t" in line else line.split()
+            header = [f.strip().lower() for f in fields]
+            i_key = next((header.index(n) for n in key if n in header), -1)
+            i_time = next((header.index(n) for n in time if n in header), -1)
+            if i_key < 0 or i_time < 0:
+                return
+            need = max(i_key, i_time)
+            if "\t" in line and i_key == 0:
+                columns = re.compile(
+                    r"^([^\t\n]*)\t" + r"[^\t\n]*\t" * (i_time - 1) + r"([^\t\n]*)", re.M
+                )
+            block = block[end + 1 :]
+            if not block:
+                continue
+        if columns is not None and not block.startswith("-") and "\n-" not in block:
+            found = columns.findall(block)
+            if found and len(found) == block.count("\n"):
                 try:
-                    keys = list(map(int, map(float, map(itemgetter(i_key), fields))))
+                    keys = list(map(int, map(float, map(_G0, found))))
                 except (ValueError, OverflowError):  # a header, "abc", "inf": row by row
                     keys = None
-                secs = _floats(map(itemgetter(i_time), fields)) if keys else None
+                secs = _floats(map(_G1, found)) if keys else None
                 if keys and secs:
                     yield _Rows(keys, secs)
                     continue
@@ -411,17 +430,6 @@ def _result_rows(
         rows.pop()  # after the last line end
         for line in rows:
             fields = line.split("\t") if "\t" in line else line.split()
-            if header is None:
-                if not line.strip():
-                    continue
-                header = [f.strip().lower() for f in fields]
-                i_key = next((header.index(n) for n in key if n in header), -1)
-                i_time = next((header.index(n) for n in time if n in header), -1)
-                if i_key < 0 or i_time < 0:
-                    return
-                need = max(i_key, i_time)
-                tabbed = "\t" in line
-                continue
             if len(fields) <= need:
                 continue
             first = fields[0].strip()
