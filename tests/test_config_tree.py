@@ -43,18 +43,16 @@ def write(path: Path, text: str) -> Path:
 @pytest.fixture(autouse=True)
 def fresh_caches():
     """Configs are cached per path for one run; these tests rewrite them in place."""
-    from perfbot import config, config_tree
+    from perfbot.config import clear_caches
 
     yield
-    for f in (config.find_config_file, config._cached_load, config_tree.compose):
-        f.cache_clear()
+    clear_caches()
 
 
 def rewrite(path: Path, text: str) -> Path:
-    from perfbot import config, config_tree
+    from perfbot.config import clear_caches
 
-    for f in (config.find_config_file, config._cached_load, config_tree.compose):
-        f.cache_clear()
+    clear_caches()
     return write(path, text)
 
 

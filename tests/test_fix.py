@@ -257,11 +257,12 @@ def test_a_fix_that_changes_nothing_stops_the_loop(monkeypatch: pytest.MonkeyPat
     assert fix_source(src("a\n")) == ("a\n", [])
 
 
-def test_blank_line_inserted_after_a_bare_cr_line_stays_a_line():
-    # "</div>\r" then a table: the blank line inserted above the table must not merge with the
-    # \r into one \r\n (found by hypothesis: PB603's fix did not settle in a mixed-ending file)
-    src = Source.from_text("a\n</div>\r| x |\n| - |\n")
-    out = apply_edits(src, [Edit.insert_before(3, [""])])
-    lines, eols = split_lines(out)
-    assert lines[:4] == ["a", "</div>", "", "| x |"]
-    assert "\r\n" not in eols
+def test_a_line_inserted_after_a_lone_cr_does_not_merge_into_crlf():
+    # Mixed endings: a blank line inserted after a line that ends in "\r" must stay a blank line
+    # ("\r" + "\n" would read as one CRLF, and the fix would change nothing a reader sees).
+    text = '<div align="center">\n| mindspore |\n| :--: |\n</div>\r| jit level |\n| :--: |\n'
+    fixed, _ = fix_source(Source.from_text(text))
+    assert "\r\n" not in fixed
+    assert "</div>\r\r| jit level |" in fixed
+    again, _ = fix_source(Source.from_text(fixed))
+    assert again == fixed

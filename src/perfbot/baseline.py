@@ -98,25 +98,41 @@ class Baseline:
                 paths[fp] = e["path"]
         return cls(os.path.dirname(os.path.abspath(path)), counts, paths)
 
+    def matcher(self) -> Matcher:
+        """A matcher that takes the checked files one by one (as they stream)."""
+        return Matcher(self)
+
     def filter(self, results: Sequence[FileResult]) -> tuple[list[FileResult], int, int]:
         """(results without the known findings, how many were hidden, entries of the checked
         files that matched nothing: fixed since)."""
-        left = Counter(self.counts)
-        hidden = 0
-        out = []
-        checked: set[str] = set()
-        for r in results:
-            checked.add(
-                os.path.relpath(os.path.abspath(r.path), self.base_dir).replace(os.sep, "/")
-            )
-            keep: list[Finding] = []
-            for f in r.findings:
-                _, fp = finding_fingerprint(f, self.base_dir)
-                if left[fp] > 0:
-                    left[fp] -= 1
-                    hidden += 1
-                else:
-                    keep.append(f)
-            out.append(replace(r, findings=keep) if len(keep) != len(r.findings) else r)
-        stale = sum(n for fp, n in left.items() if self.paths.get(fp) in checked)
-        return out, hidden, stale
+        m = self.matcher()
+        out = [m.filter_one(r) for r in results]
+        return out, m.hidden, m.stale()
+
+
+class Matcher:
+    """The state of one run against a baseline: what is left to hide, what was hidden."""
+
+    def __init__(self, base: Baseline):
+        self.base = base
+        self.left = Counter(base.counts)
+        self.hidden = 0
+        self.checked: set[str] = set()
+
+    def filter_one(self, r: FileResult) -> FileResult:
+        self.checked.add(
+            os.path.relpath(os.path.abspath(r.path), self.base.base_dir).replace(os.sep, "/")
+        )
+        keep: list[Finding] = []
+        for f in r.findings:
+            _, fp = finding_fingerprint(f, self.base.base_dir)
+            if self.left[fp] > 0:
+                self.left[fp] -= 1
+                self.hidden += 1
+            else:
+                keep.append(f)
+        return replace(r, findings=keep) if len(keep) != len(r.findings) else r
+
+    def stale(self) -> int:
+        """Entries of the checked files that matched nothing (fixed since)."""
+        return sum(n for fp, n in self.left.items() if self.base.paths.get(fp) in self.checked)

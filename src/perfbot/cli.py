@@ -243,7 +243,9 @@ def _main(argv: list[str]) -> int:
         with _output(args):
             return COMMANDS[args.command](args)
     except (ConfigError, UsageError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        from .report import printable
+
+        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
         return 2
 
 
@@ -402,6 +404,7 @@ class _Runner:
         self.args = args
         self.errors: list[FileError] = []
         self.notes: list[str] = []
+        self._printed_errors = 0  # errors already printed by emit()
         self._bad_configs: set[tuple[str, str]] = set()
         # (config paths, their folder) -> whether they matched a file: a `paths:` that matches
         # nothing is said, not silently a run over 0 files
@@ -449,8 +452,10 @@ class _Runner:
                 self.paths_used[key] = True
         return decision
 
-    def jobs(self) -> Iterator[tuple[str, Config, bool | None]]:
-        """(path, config, decision) of every file to check; nothing is read yet."""
+    def jobs(self) -> Iterator[tuple[str, Config, bool | None, str | None]]:
+        """(path, config, decision, root) of every file to check; nothing is read yet. ``root``
+        is the folder being walked (a symlink out of it is not followed), None for a named
+        file."""
         for job in _targets(self.args.paths, self.errors):
             got = self.config(job)
             if got is None:
@@ -458,20 +463,21 @@ class _Runner:
             config, base = got
             decision = self.decide(job, base, config)
             if decision is not False:
-                yield job.path, config, decision
+                yield job.path, config, decision, None if job.explicit else job.root
         for (paths, folder), used in self.paths_used.items():
-            if not used:
+            if not used and not self.args.quiet:
                 where = os.path.relpath(folder) if folder else "."
-                self.notes.append(
+                print(
                     f"{PROG}: warning: `paths: {list(paths)}` of the .perfbot.yml in {where} "
-                    "matched no README file here, so none of its files were checked"
+                    "matched no README file here, so none of its files were checked",
+                    file=sys.stderr,
                 )
 
     def sources(self) -> Iterator[tuple[Source, Config, bool | None]]:
         from .source import FileError, read_source
 
-        for path, config, decision in self.jobs():
-            src = read_source(path)
+        for path, config, decision, root in self.jobs():
+            src = read_source(path, root=root)
             if isinstance(src, FileError):
                 self.errors.append(src)
                 continue
@@ -483,15 +489,48 @@ class _Runner:
         result = check_source(src, config, require_model_tables=decision is None)
         if decision is None and not result.has_model_tables:
             return None
-        self.notes.extend(f"{src.path}: note: {n}" for n in src.notes)
+        self.notes.extend(_note(src.path, n) for n in src.notes)
         return result
 
     # --- output -----------------------------------------------------------------------------
-    def report(self, results: list[FileResult], *, to_stdout_summary: bool = True) -> None:
+    def streams(self) -> bool:
+        """Text and workflow-command output is printed file by file as each is checked (one
+        slow file does not hold back the others' results); JSON and SARIF are one document."""
+        return self.args.format in ("text", "github") and not self.args.statistics
+
+    def emit(self, result: FileResult | None, notes: list[str]) -> None:
+        """Print one checked file's findings and notes, and the errors not printed yet."""
+        from .report import renderer
+
+        a = self.args
+        if not a.quiet:
+            for n in notes:
+                print(n, file=sys.stderr)
+        new_errors = self.errors[self._printed_errors :]
+        self._printed_errors = len(self.errors)
+        results = [result] if result is not None else []
+        if not results and not new_errors:
+            return
+        if a.format == "text":
+            from .report.text import render
+
+            sys.stdout.write(render(results, new_errors, summary=False))
+        else:
+            sys.stdout.write(renderer(a.format)(results, new_errors, root=_repo_root()))
+        sys.stdout.flush()
+
+    def report(self, results: list[FileResult], *, streamed: bool = False) -> None:
         from .report import renderer, summary_line
 
         a = self.args
         err = sys.stderr
+        if streamed:
+            self.emit(None, [])
+            if a.format == "text" and not a.quiet:
+                print(summary_line(results, self.errors))
+            elif not a.quiet:
+                print(summary_line(results, self.errors), file=err)
+            return
         if not a.quiet:
             for n in self.notes:
                 print(n, file=err)
@@ -526,6 +565,12 @@ class _Runner:
         return 0
 
 
+def _note(path: str, note: str) -> str:
+    from .report import display_path, printable
+
+    return f"{display_path(path)}: note: {printable(note)}"
+
+
 def _repo_root() -> str:
     """The folder holding ``.git`` above the current one (SARIF/annotation paths are relative
     to it), else the current folder."""
@@ -544,19 +589,21 @@ def _repo_root() -> str:
 PARALLEL_MIN_FILES = 64
 
 
-def _check_one(job: tuple[str, Config, bool | None]) -> tuple[FileResult | FileError | None, list]:
+def _check_one(
+    job: tuple[str, Config, bool | None, str | None],
+) -> tuple[FileResult | FileError | None, list]:
     """Read and check one file (also in a worker process): (result or error or None, notes)."""
     from .engine import check_source
     from .source import FileError, read_source
 
-    path, config, decision = job
-    src = read_source(path)
+    path, config, decision, root = job
+    src = read_source(path, root=root)
     if isinstance(src, FileError):
         return src, []
     result = check_source(src, config, require_model_tables=decision is None)
     if decision is None and not result.has_model_tables:
         return None, []
-    return result, [f"{src.path}: note: {n}" for n in src.notes]
+    return result, [_note(src.path, n) for n in src.notes]
 
 
 def _map_checks(jobs: list) -> Iterator:
@@ -577,47 +624,63 @@ def _map_checks(jobs: list) -> Iterator:
         yield from pool.map(_check_one, jobs, chunksize=chunk)
 
 
-def _gate(args: argparse.Namespace, run: _Runner, results: list[FileResult]) -> list[FileResult]:
-    """--diff-base, then --baseline: the results without the findings they leave out."""
-    from dataclasses import replace
+class _Gate:
+    """--diff-base and --baseline, applied file by file (so text output can still stream): the
+    diff and the baseline are read before any file is checked; a bad ref or baseline is a usage
+    error."""
 
-    if args.diff_base:
-        from .gitdiff import GitError, changed
-        from .hunks import FilterMode
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.scope = self.mode = self.baseline = None
+        self.outside = 0
+        if args.diff_base:
+            from .gitdiff import GitError, changed
+            from .hunks import FilterMode
 
-        try:
-            scope = changed(args.diff_base)
-        except GitError as e:
-            raise UsageError(str(e)) from None
-        mode = FilterMode.parse(args.filter_mode)
-        before = sum(len(r.findings) for r in results)
-        results = [
-            replace(r, findings=[f for f in r.findings if scope.keeps(mode, f.path, f.line,
-                                                                      f.end_line)])
-            for r in results
-        ]  # fmt: skip
-        left_out = before - sum(len(r.findings) for r in results)
-        if left_out:
-            run.notes.append(
-                f"{PROG}: {left_out} finding(s) outside the lines changed since "
-                f"{args.diff_base} ({args.filter_mode}) not shown"
+            try:
+                self.scope = changed(args.diff_base)
+            except GitError as e:
+                raise UsageError(str(e)) from None
+            self.mode = FilterMode.parse(args.filter_mode)
+        if args.baseline:
+            from .baseline import Baseline, BaselineError
+
+            try:
+                self.baseline = Baseline.load(args.baseline).matcher()
+            except BaselineError as e:
+                raise UsageError(str(e)) from None
+
+    def filter(self, r: FileResult) -> FileResult:
+        from dataclasses import replace
+
+        if self.scope is not None:
+            keep = [f for f in r.findings
+                    if self.scope.keeps(self.mode, f.path, f.line, f.end_line)]  # fmt: skip
+            self.outside += len(r.findings) - len(keep)
+            if len(keep) != len(r.findings):
+                r = replace(r, findings=keep)
+        if self.baseline is not None:
+            r = self.baseline.filter_one(r)
+        return r
+
+    def notes(self) -> list[str]:
+        a = self.args
+        out = []
+        if self.outside:
+            out.append(
+                f"{PROG}: {self.outside} finding(s) outside the lines changed since "
+                f"{a.diff_base} ({a.filter_mode}) not shown"
             )
-    if args.baseline:
-        from .baseline import Baseline, BaselineError
-
-        try:
-            base = Baseline.load(args.baseline)
-        except BaselineError as e:
-            raise UsageError(str(e)) from None
-        results, hidden, stale = base.filter(results)
-        if hidden:
-            run.notes.append(f"{PROG}: {hidden} finding(s) in {args.baseline} not shown")
-        if stale:
-            run.notes.append(
-                f"{PROG}: {stale} finding(s) of {args.baseline} are gone; "
-                f"`{PROG} check --write-baseline {args.baseline}` records that"
-            )
-    return results
+        if self.baseline is not None:
+            if self.baseline.hidden:
+                out.append(f"{PROG}: {self.baseline.hidden} finding(s) in {a.baseline} not shown")
+            stale = self.baseline.stale()
+            if stale:
+                out.append(
+                    f"{PROG}: {stale} finding(s) of {a.baseline} are gone; "
+                    f"`{PROG} check --write-baseline {a.baseline}` records that"
+                )
+        return out
 
 
 def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileResult]) -> int:
@@ -694,19 +757,28 @@ def cmd_check(args: argparse.Namespace) -> int:
     run = _Runner(args)
     if getattr(args, "explain_tables", False):
         return _explain_tables(run)
+    gate = _Gate(args) if (args.diff_base or args.baseline) else None
     results = []
+    # text and github output stream file by file; a baseline or noqa run writes files instead
+    stream = run.streams() and not (args.write_baseline or args.add_noqa)
     for got, notes in _map_checks(list(run.jobs())):
         if isinstance(got, FileError):
             run.errors.append(got)
         elif got is not None:
+            if gate is not None:
+                got = gate.filter(got)
             results.append(got)
             run.notes.extend(notes)
+        if stream:
+            run.emit(got if got is not None and not isinstance(got, FileError) else None, notes)
     if args.write_baseline:
         return _write_baseline(args, run, results)
     if args.add_noqa:
         return _add_noqa(args, run, results)
-    results = _gate(args, run, results)
-    run.report(results)
+    if gate is not None and not args.quiet:
+        for note in gate.notes():
+            print(note, file=sys.stderr)
+    run.report(results, streamed=stream)
     return run.exit_code(results)
 
 
@@ -716,7 +788,10 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
     a = [c + e for c, e in zip(old.lines, old.eols, strict=True)]
     b = [c + e for c, e in zip(new.lines, new.eols, strict=True)]
     out = []
-    for line in difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"):
+    from .report import printable
+
+    shown = printable(path)
+    for line in difflib.unified_diff(a, b, fromfile=f"a/{shown}", tofile=f"b/{shown}"):
         if line.endswith(("\n", "\r")):
             out.append(line)
         else:
@@ -724,11 +799,35 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
     return "".join(out)
 
 
+def _unsafe_to_write(path: str) -> str | None:
+    """Why ``fix`` must not write ``path``, or None. A symlink is written through only when its
+    target is inside the repository holding the link (the folder with ``.git`` above it, else
+    the link's own folder): a checked-out tree cannot make ``fix`` rewrite a file elsewhere."""
+    from .source import outside
+
+    if not os.path.islink(path):
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    tree = here
+    d = here
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            tree = d
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    if outside(path, tree):
+        return f"is a symlink to a file outside {tree}; not written"
+    return None
+
+
 def cmd_fix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .engine import applicable, fix_source
-    from .report import plural
+    from .report import display_path, plural
     from .source import FileError, Source
 
     if args.diff and args.format not in ("text", "json"):
@@ -738,22 +837,21 @@ def cmd_fix(args: argparse.Namespace) -> int:
     fixed_total = 0
     changed: list[tuple[str, int]] = []
     diffs: list[dict[str, Any]] = []  # fix --diff --format json
-    for src, config, decision in run.sources():
+
+    def fix_one(src: Source, config: Config, decision: bool | None) -> FileResult | None:
+        nonlocal fixed_total
         result = run.check(src, config, decision)
         if result is None:
-            continue
+            return None
         if not any(applicable(f, args.unsafe_fixes) for f in result.findings):
-            results.append(result)
-            continue
+            return result
         try:
             new_text, fixed = fix_source(src, config, unsafe=args.unsafe_fixes)
         except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
             run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
-            results.append(result)
-            continue
+            return result
         if new_text == src.text:
-            results.append(result)
-            continue
+            return result
         new_src = Source.from_text(new_text, path=src.path, bom=src.bom, encoding=src.encoding)
         if args.diff and args.format == "json":
             diffs.append({"path": src.path, "fixed": len(fixed),
@@ -762,25 +860,41 @@ def cmd_fix(args: argparse.Namespace) -> int:
         elif args.diff:
             sys.stdout.write(_unified_diff(src.path, src, new_src))
         else:
+            refused = _unsafe_to_write(src.path)
+            if refused:
+                run.errors.append(FileError(src.path, refused))
+                return result
             try:
                 Path(src.path).write_bytes(src.encode(new_text))
             except OSError as e:
                 run.errors.append(FileError(src.path, f"cannot write: {e.strerror or e}"))
-                results.append(result)
-                continue
+                return result
         fixed_total += len(fixed)
         changed.append((src.path, len(fixed)))
         from .engine import check_source
 
-        results.append(check_source(new_src, config))
+        return check_source(new_src, config)
 
     quiet = args.quiet
     # what was fixed: stdout for text output, else stderr (stdout stays a diff / JSON / SARIF)
     out = sys.stdout if args.format == "text" and not args.diff else sys.stderr
+    verb = "would fix" if args.diff else "fixed"
+    # text and github output: each file's lines as soon as it is done (see _Runner.streams)
+    stream = run.streams() and not args.diff
+    for src, config, decision in run.sources():
+        n_notes, n_changed = len(run.notes), len(changed)
+        result = fix_one(src, config, decision)
+        if result is not None:
+            results.append(result)
+        if stream:
+            if not quiet and len(changed) > n_changed:
+                path, n = changed[-1]
+                print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
+            run.emit(result, run.notes[n_notes:])
+
     if not quiet:
-        verb = "would fix" if args.diff else "fixed"
-        for path, n in changed:
-            print(f"{path}: {verb} {plural(n, 'finding')}", file=out)
+        for path, n in [] if stream else changed:
+            print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
         if changed:
             n_files = plural(len(changed), "file")
             print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)
@@ -804,7 +918,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
             for e in run.errors:
                 print(e, file=sys.stderr)
         return 2 if run.errors else (1 if changed else 0)
-    run.report(results)
+    run.report(results, streamed=stream)
     return run.exit_code(results)
 
 
@@ -959,10 +1073,9 @@ def cmd_init(args: argparse.Namespace) -> int:
             raise UsageError(f"{target}: cannot write: {e.strerror or e}") from None
         if os.path.exists(os.path.join(args.path, ".perfbot.yaml")) and args.force:
             print(f"{PROG}: note: .perfbot.yml now wins over .perfbot.yaml", file=sys.stderr)
-        from . import config, config_tree
+        from .config import clear_caches
 
-        for cached in (config.find_config_file, config._cached_load, config_tree.compose):
-            cached.cache_clear()  # this process now has a config where it had none
+        clear_caches()  # this process now has a config where it had none
         print(f"wrote {target}", file=sys.stderr)
     print(f"before: {summary_line(before)}", file=sys.stderr)
     print(f"after:  {summary_line(after)}", file=sys.stderr)

@@ -109,12 +109,12 @@ def apply_to_lines(lines: list[str], eols: list[str], edits: list[Edit], newline
             lines[i] = new
             continue
         last_eol = eols[i]
+        # an inserted line ends like the file; but "\n" right after a lone "\r" would read as one
+        # CRLF (the blank line would vanish), so there the inserted lines end in "\r" too
+        before = eols[i - 1] if i > 0 else ""
+        added = "\r" if newline == "\n" and before == "\r" else newline
         lines[i : i + 1] = parts
-        eols[i : i + 1] = [newline] * (len(parts) - 1) + [last_eol]
-        if i > 0 and eols[i - 1] == "\r" and parts[0] == "" and eols[i] == "\n":
-            # an empty line ending in \n after a line ending in a bare \r would read back as one
-            # \r\n: the inserted blank line would vanish (mixed line endings)
-            eols[i] = "\r"
+        eols[i : i + 1] = [added] * (len(parts) - 1) + [last_eol]
         if not last_eol and parts[-1] == "":
             # an insertion after the last line of a file with no final newline
             lines.pop(i + len(parts) - 1)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from .model import Document
     from .registry import Finding
 
-_DIRECTIVE = re.compile(r"\s*perfbot-(disable-next-table|disable-file|disable|enable)\b")
+_DIRECTIVE = re.compile(r"perfbot-(disable-next-table|disable-file|disable|enable)\b")
 MAX_DIRECTIVES = 1000  # per file: more is not a README someone wrote by hand
 MAX_UNKNOWN = 100  # unknown names reported per file
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -95,9 +95,10 @@ def _comments(line: str):
         end = line.find("-->", start + 4)
         if end < 0:
             return
-        m = _DIRECTIVE.match(line, start + 4, end)
+        body = line[start + 4 : end].lstrip()
+        m = _DIRECTIVE.match(body)
         if m is not None:
-            yield m[1], line[m.end() : end]
+            yield m[1], body[m.end() :]
         pos = end + 3
 
 

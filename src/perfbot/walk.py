@@ -94,24 +94,41 @@ class _Ignores:
 
 
 def walk(root: str) -> Iterator[str]:
-    """The ``README*.md`` files below ``root``, in a stable order, minus ignored ones."""
-    top_abs = os.path.abspath(root)
-    ignores = _Ignores(top_abs)
-    for dirpath, dirnames, filenames in os.walk(root):
-        here = os.path.abspath(dirpath)
+    """The ``README*.md`` files below ``root``, folder by folder in name order (what ``os.walk``
+    gives), minus ignored ones, without following folder symlinks. A loop with a stack:
+    ``os.walk`` recurses, and a tree over ~1,000 folders deep raised RecursionError for the whole
+    run."""
+    ignores = _Ignores(os.path.abspath(root))
+    stack = [root]
+    while stack:
+        top = stack.pop()
+        here = os.path.abspath(top)
         ignores.add(here)
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in SKIP_DIRS
-            and not d.startswith(".")
-            and not ignores.ignored(os.path.join(here, d), True)
-        )
-        for name in sorted(filenames):
-            low = name.lower()
+        try:
+            with os.scandir(top) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if (
+                    not e.is_symlink()
+                    and e.name not in SKIP_DIRS
+                    and not e.name.startswith(".")
+                    and not ignores.ignored(os.path.join(here, e.name), True)
+                ):
+                    subdirs.append(e.path)
+                continue
+            low = e.name.lower()
             if (
                 low.startswith("readme")
                 and low.endswith(".md")
-                and not ignores.ignored(os.path.join(here, name), False)
+                and not ignores.ignored(os.path.join(here, e.name), False)
             ):
-                yield os.path.normpath(os.path.join(dirpath, name))
+                yield os.path.normpath(e.path)
+        stack.extend(reversed(subdirs))
