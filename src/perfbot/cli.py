@@ -500,7 +500,7 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
 def cmd_fix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .engine import fix_source
+    from .engine import fix_result
     from .report import plural
     from .source import FileError, Source
 
@@ -516,7 +516,8 @@ def cmd_fix(args: argparse.Namespace) -> int:
             results.append(result)
             continue
         try:
-            new_text, fixed = fix_source(src, config)
+            # the check above is the first pass; the last pass checks the new text
+            new_text, fixed, final = fix_result(src, config, first=result)
         except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
             run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
             results.append(result)
@@ -536,9 +537,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
                 continue
         fixed_total += len(fixed)
         changed.append((src.path, len(fixed)))
-        from .engine import check_source
-
-        results.append(check_source(new_src, config))
+        results.append(final)
 
     quiet = args.quiet
     # what was fixed: stdout for text output, else stderr (stdout stays a diff / JSON / SARIF)

@@ -16,7 +16,7 @@ from .model import Document
 from .registry import SEVERITIES, Finding, Issue, Rule, all_rules
 from .source import Source
 
-__all__ = ["Context", "FileResult", "check_source", "fix_source", "spec_for"]
+__all__ = ["Context", "FileResult", "check_source", "fix_result", "fix_source", "spec_for"]
 
 
 @dataclass(slots=True)
@@ -113,18 +113,28 @@ MAX_FIX_PASSES = 10
 
 def fix_source(source: Source, config: Config | None = None) -> tuple[str, list[Finding]]:
     """Apply every fix, re-checking until nothing changes. Returns (new text, findings fixed)."""
+    text, fixed, _ = fix_result(source, config)
+    return text, fixed
+
+
+def fix_result(
+    source: Source, config: Config | None = None, first: FileResult | None = None
+) -> tuple[str, list[Finding], FileResult]:
+    """:func:`fix_source`, also returning the check of the new text (the last pass's, so the
+    caller need not parse it again). ``first``, the caller's check of ``source`` with ``config``,
+    is reused as the first pass instead of parsing ``source`` again."""
     config = config or Config()
     text = source.text
     fixed: list[Finding] = []
     cur = source
-    for _ in range(MAX_FIX_PASSES):
-        result = check_source(cur, config)
+    for n in range(MAX_FIX_PASSES):
+        result = first if n == 0 and first is not None else check_source(cur, config)
         fixes: list[Fix] = [f.fix for f in result.findings if f.fix is not None]
         if not fixes:
-            return text, fixed
+            return text, fixed, result
         new = apply_fixes(cur, fixes)
         if new == text:
-            return text, fixed
+            return text, fixed, result
         fixed.extend(f for f in result.findings if f.fix is not None)
         text = new
         cur = Source.from_text(text, path=source.path, bom=source.bom, encoding=source.encoding)
