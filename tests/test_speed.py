@@ -57,3 +57,67 @@ def test_fix_parses_a_file_fixed_in_one_pass_twice(
     assert [f.rule for f in after.findings] == ["PB303"]  # no Requirements fix left, no values
     assert after.findings[0].fix is None
     assert "1 finding (1 error" in out
+
+
+# --- no .perfbot.yml: no pydantic ----------------------------------------------------------------
+
+PROBE = """
+import sys
+from perfbot import cli
+rc = cli.main(["check", "--fail-on", "never", sys.argv[1]])
+print(rc, sorted(m for m in sys.modules if m.split(".")[0] in ("pydantic", "perfbot")))
+"""
+
+
+def _modules_after_check(tmp_path: Path, text: str) -> str:
+    import subprocess
+    import sys
+
+    p = tmp_path / "README.md"
+    p.write_text(text, encoding="utf-8")
+    (tmp_path / ".git").mkdir(
+        exist_ok=True
+    )  # the repository root: no config file above it is looked at
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE, str(p)], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.splitlines()[-1]
+
+
+def test_checking_without_a_config_file_does_not_build_the_config_classes(tmp_path: Path) -> None:
+    # a README whose tables need no compatibility matrix (which is pydantic too, for now)
+    text = "# Net\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"
+    loaded = _modules_after_check(tmp_path, text)
+    assert loaded.startswith("0 ")
+    assert "perfbot.engine" in loaded
+    assert "perfbot.config'" not in loaded
+    assert "pydantic" not in loaded
+    # a config file is still read
+    (tmp_path / ".perfbot.yml").write_text("rules:\n  PB303: off\n", encoding="utf-8")
+    loaded = _modules_after_check(tmp_path, text)
+    assert "'perfbot.config'" in loaded
+
+
+def test_the_default_config_answers_as_config_does() -> None:
+    from perfbot.config import Config
+    from perfbot.config_light import DEFAULT, DefaultConfig
+
+    real = Config()
+    for name in Config.model_fields:
+        got, want = getattr(DEFAULT, name), getattr(real, name)
+        if name == "allow":
+            for key in type(want).model_fields:
+                assert getattr(got, key) == getattr(want, key), f"allow.{key}"
+        else:
+            assert got == want, name
+    for rule in ("PB101", "PB303", "PB410"):
+        assert DEFAULT.setting(rule) == real.setting(rule)
+    for rel in ("README.md", "configs/x/README.md", "docs/README_CN.md"):
+        assert DEFAULT.is_model_readme(rel) == real.is_model_readme(rel)
+    # anything else is the real Config's answer
+    assert DEFAULT.model_copy(update={"rules": {"PB303": "off"}}).rules == {"PB303": "off"}
+    import pickle
+
+    assert pickle.loads(pickle.dumps(DEFAULT)) is DEFAULT  # one instance in a worker too
+    assert isinstance(DEFAULT, DefaultConfig)

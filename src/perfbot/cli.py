@@ -158,7 +158,7 @@ def _main(argv: list[str]) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    from .config import ConfigError
+    from .config_light import ConfigError  # not .config: no pydantic without a config file
 
     try:
         return COMMANDS[args.command](args)
@@ -291,13 +291,13 @@ class _Runner:
     """What `check` and `fix` share: options, configs, the model-README decision."""
 
     def __init__(self, args: argparse.Namespace):
-        from .config import load_config
-
         self.args = args
         self.errors: list[FileError] = []
         self.notes: list[str] = []
         self._bad_configs: set[tuple[str, str]] = set()
         if args.config is not None:
+            from .config import load_config
+
             load_config(args.config)  # a bad --config is a usage error: raises ConfigError
         self.selection = _Selection(args.select, args.ignore)
 
@@ -305,7 +305,7 @@ class _Runner:
         """(config, folder that paths/exclude are relative to), or None after a config error."""
         from pathlib import Path
 
-        from .config import ConfigError, config_for, find_config_file
+        from .config_light import ConfigError, config_for, find_config_file
         from .source import FileError
 
         try:

@@ -34,12 +34,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-CONFIG_NAMES = (".perfbot.yml", ".perfbot.yaml")
+from .config_light import CONFIG_NAMES, ConfigError, find_config_file
+
+__all__ = ["CONFIG_NAMES", "Config", "ConfigError", "config_for", "find_config_file", "load_config"]
+
 RuleSetting = Literal["error", "warning", "info", "off"]
-
-
-class ConfigError(Exception):
-    """A config file that perfbot cannot use; the message is for the user."""
 
 
 class _Strict(BaseModel):
@@ -299,18 +298,6 @@ def load_config(path: str | Path) -> Config:
         return Config.model_validate(data)
     except ValidationError as e:
         raise ConfigError(f"{p}: {_describe(e)}") from None
-
-
-@lru_cache(maxsize=4096)
-def find_config_file(directory: Path) -> Path | None:
-    """The nearest config file in ``directory`` or above it, up to the repository root."""
-    for name in CONFIG_NAMES:
-        c = directory / name
-        if c.is_file():
-            return c
-    if (directory / ".git").exists() or directory.parent == directory:
-        return None
-    return find_config_file(directory.parent)  # cached: sibling folders share the walk
 
 
 @lru_cache(maxsize=1)

@@ -8,13 +8,17 @@ A rule that raises is a perfbot bug; it becomes an ``internal-error`` finding fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .config import Config
+from .config_light import DEFAULT
 from .context import Context, spec_for
 from .fix import Fix, apply_fixes
 from .model import Document
 from .registry import SEVERITIES, Finding, Issue, Rule, all_rules
 from .source import Source
+
+if TYPE_CHECKING:
+    from .config import Config
 
 __all__ = ["Context", "FileResult", "check_source", "fix_result", "fix_source", "spec_for"]
 
@@ -96,7 +100,7 @@ def check_source(
 ) -> FileResult:
     """Run the rules over ``source``. With ``require_model_tables``, a document without a
     Requirements or Performance table is not checked (no rules run; ``has_model_tables`` False)."""
-    config = config or Config()
+    config = config or DEFAULT  # Config() without pydantic
     ctx = Context(source, config)
     has = _has_model_tables(ctx.doc)
     if require_model_tables and not has:
@@ -123,7 +127,7 @@ def fix_result(
     """:func:`fix_source`, also returning the check of the new text (the last pass's, so the
     caller need not parse it again). ``first``, the caller's check of ``source`` with ``config``,
     is reused as the first pass instead of parsing ``source`` again."""
-    config = config or Config()
+    config = config or DEFAULT  # Config() without pydantic
     text = source.text
     fixed: list[Finding] = []
     cur = source
