@@ -121,3 +121,45 @@ def test_the_default_config_answers_as_config_does() -> None:
 
     assert pickle.loads(pickle.dumps(DEFAULT)) is DEFAULT  # one instance in a worker too
     assert isinstance(DEFAULT, DefaultConfig)
+
+
+# --- fix in the process pool ----------------------------------------------------------------------
+
+
+def _tree(root: Path, n: int) -> None:
+    for i in range(n):
+        d = root / f"m{i:03d}"
+        d.mkdir(parents=True)
+        text = README.replace("| net ", f"| n{i:02d}") if i % 3 else README.replace("0.5 ", "0.50")
+        (d / "README.md").write_text(text, encoding="utf-8")
+
+
+def test_fix_on_many_files_runs_in_the_pool_and_writes_what_one_process_writes(
+    tmp_path: Path,
+    parses: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import os
+
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core: no pool")
+    n = cli.PARALLEL_MIN_FILES + 6
+    _tree(tmp_path / "pool", n)
+    _tree(tmp_path / "one", n)
+    monkeypatch.chdir(tmp_path / "pool")
+    assert cli.main(["fix", "--fail-on", "never", "--format", "json", "."]) == 0
+    pooled = capsys.readouterr()
+    assert parses == []  # every file was read, checked and fixed in a worker
+    monkeypatch.chdir(tmp_path / "one")
+    monkeypatch.setenv("PERFBOT_JOBS", "1")
+    assert cli.main(["fix", "--fail-on", "never", "--format", "json", "."]) == 0
+    serial = capsys.readouterr()
+    assert len(parses) == 2 * n  # each file: its check, and the check of the fixed text
+    assert pooled.out == serial.out
+    assert pooled.err == serial.err
+    fixed = sum(2 if i % 3 == 0 else 3 for i in range(n))  # one value already has 2 decimals
+    assert f"Fixed {fixed} findings in {n} files" in pooled.err
+    for i in range(n):
+        rel = Path(f"m{i:03d}") / "README.md"
+        assert (tmp_path / "pool" / rel).read_bytes() == (tmp_path / "one" / rel).read_bytes()

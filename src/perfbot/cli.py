@@ -433,11 +433,38 @@ def _check_one(job: tuple[str, Config, bool | None]) -> tuple[FileResult | FileE
     return result, [f"{src.path}: note: {n}" for n in src.notes]
 
 
-def _map_checks(jobs: list) -> Iterator:
-    """Check files in order, on every core when there are many (results keep their order)."""
+def _fix_one(job: tuple[str, Config, bool | None]) -> tuple[Any, Any, Any, list[str]]:
+    """Read, check and fix one file (also in a worker process): (source, or error, or None when
+    it is not checked; its check; the fix outcome; notes). The outcome is None when nothing is
+    fixable, (new text, findings fixed, check of the new text), or the message of fixes that do
+    not settle. Nothing is written here."""
+    from .engine import check_source, fix_result
+    from .source import FileError, read_source
+
+    path, config, decision = job
+    src = read_source(path)
+    if isinstance(src, FileError):
+        return src, None, None, []
+    result = check_source(src, config, require_model_tables=decision is None)
+    if decision is None and not result.has_model_tables:
+        return None, None, None, []
+    notes = [f"{src.path}: note: {n}" for n in src.notes]
+    if not any(f.fixable for f in result.findings):
+        return src, result, None, notes
+    try:
+        # the check above is the first pass; the last pass checks the new text
+        outcome: Any = fix_result(src, config, first=result)
+    except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
+        outcome = str(e).removeprefix(f"{src.path}: ")
+    return src, result, outcome, notes
+
+
+def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
+    """``func`` (check or fix) over the files in order, on every core when there are many
+    (results keep their order)."""
     workers = os.cpu_count() or 1
     if workers < 2 or len(jobs) < PARALLEL_MIN_FILES or os.environ.get("PERFBOT_JOBS") == "1":
-        yield from map(_check_one, jobs)
+        yield from map(func, jobs)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -448,7 +475,7 @@ def _map_checks(jobs: list) -> Iterator:
         ctx = multiprocessing.get_context()
     chunk = max(1, len(jobs) // (workers * 4))
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        yield from pool.map(_check_one, jobs, chunksize=chunk)
+        yield from pool.map(func, jobs, chunksize=chunk)
 
 
 def _explain_tables(run: _Runner) -> int:
@@ -500,7 +527,6 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
 def cmd_fix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .engine import fix_result
     from .report import plural
     from .source import FileError, Source
 
@@ -508,20 +534,22 @@ def cmd_fix(args: argparse.Namespace) -> int:
     results: list[FileResult] = []
     fixed_total = 0
     changed: list[tuple[str, int]] = []
-    for src, config, decision in run.sources():
-        result = run.check(src, config, decision)
-        if result is None:
+    # read, check and fix in the pool when it pays; write here, in order
+    for src, result, outcome, notes in _map_checks(list(run.jobs()), _fix_one):
+        if isinstance(src, FileError):
+            run.errors.append(src)
             continue
-        if not any(f.fixable for f in result.findings):
+        if src is None:
+            continue
+        run.notes.extend(notes)
+        if outcome is None:
             results.append(result)
             continue
-        try:
-            # the check above is the first pass; the last pass checks the new text
-            new_text, fixed, final = fix_result(src, config, first=result)
-        except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
-            run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
+        if isinstance(outcome, str):
+            run.errors.append(FileError(src.path, outcome))
             results.append(result)
             continue
+        new_text, fixed, final = outcome
         if new_text == src.text:
             results.append(result)
             continue
