@@ -163,3 +163,42 @@ def test_fix_on_many_files_runs_in_the_pool_and_writes_what_one_process_writes(
     for i in range(n):
         rel = Path(f"m{i:03d}") / "README.md"
         assert (tmp_path / "pool" / rel).read_bytes() == (tmp_path / "one" / rel).read_bytes()
+
+
+# --- quick wins ----------------------------------------------------------------------------------
+
+
+class _CountingList(list):
+    iterations = 0
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        type(self).iterations += 1
+        return super().__iter__()
+
+
+def test_the_newline_of_a_source_is_counted_once() -> None:
+    from perfbot.source import Source
+
+    eols = _CountingList(["\r\n", "\r\n", "\n", ""])
+    src = Source("x.md", "a\r\nb\r\nc\nd", ["a", "b", "c", "d"], eols)
+    assert [src.newline for _ in range(50)] == ["\r\n"] * 50
+    assert _CountingList.iterations == 1
+
+
+def test_check_and_fix_collect_garbage_less_often(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gc
+
+    before = gc.get_threshold()
+    p = tmp_path / "README.md"
+    p.write_text(README, encoding="utf-8")
+    try:
+        gc.set_threshold(700, 10, 10)  # CPython's default
+        cli.main(["check", "--fail-on", "never", str(p)])
+        assert gc.get_threshold()[0] >= 10_000
+        gc.set_threshold(700, 10, 10)
+        cli.main(["rules"])
+        assert gc.get_threshold() == (700, 10, 10)  # only check and fix
+    finally:
+        gc.set_threshold(*before)

@@ -160,11 +160,22 @@ def _main(argv: list[str]) -> int:
         return 2
     from .config_light import ConfigError  # not .config: no pydantic without a config file
 
+    if args.command in ("check", "fix"):
+        _tune_gc()
     try:
         return COMMANDS[args.command](args)
     except (ConfigError, UsageError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
         return 2
+
+
+def _tune_gc() -> None:
+    """A run allocates many small objects that live until the end (findings, cells, rows) and
+    makes no reference cycles worth collecting early: collect far less often (issue 11: 0.85x of
+    check's time). Worker processes inherit it."""
+    import gc
+
+    gc.set_threshold(100_000, 50, 100)
 
 
 def _run_edge(name: str, argv: list[str]) -> int:
