@@ -8,6 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfbot import cli, context
 from perfbot.engine import check_source
@@ -202,3 +204,49 @@ def test_check_and_fix_collect_garbage_less_often(
         assert gc.get_threshold() == (700, 10, 10)  # only check and fix
     finally:
         gc.set_threshold(*before)
+
+
+# --- JSON output: orjson when installed, the same text -------------------------------------------
+
+try:
+    import orjson  # noqa: F401
+
+    HAVE_ORJSON = True
+except ImportError:
+    HAVE_ORJSON = False
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@pytest.mark.skipif(not HAVE_ORJSON, reason="orjson is not installed")
+@settings(max_examples=300, deadline=None)
+@given(_json_values)
+def test_json_output_is_the_standard_librarys_text(data: object) -> None:
+    # any text: control characters, U+2028, emoji, lone surrogates (undecodable bytes read with
+    # surrogateescape), integers beyond 64 bits: orjson or the fallback, never a difference
+    import json
+
+    from perfbot.report.json import dumps
+
+    assert dumps(data) == json.dumps(data, indent=2, ensure_ascii=False)
+
+
+@pytest.mark.skipif(not HAVE_ORJSON, reason="orjson is not installed")
+def test_json_output_uses_orjson_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from perfbot.report import json as report_json
+
+    def refuse(*a: object, **k: object) -> str:
+        raise AssertionError("the standard library's encoder was used")
+
+    monkeypatch.setattr(json, "dumps", refuse)
+    want = '{\n  "a": [\n    "é",\n    1,\n    null\n  ]\n}'
+    assert report_json.dumps({"a": ["é", 1, None]}) == want
+    # a lone surrogate falls back to it
+    with pytest.raises(AssertionError, match="standard library"):
+        report_json.dumps({"a": "\udc80"})
