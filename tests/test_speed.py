@@ -49,7 +49,7 @@ def test_fix_parses_a_file_fixed_in_one_pass_twice(
     # it used to be four times (the fix loop re-parsed the original, the CLI the result)
     p = tmp_path / "README.md"
     p.write_text(README, encoding="utf-8")
-    assert cli.main(["fix", "--fail-on", "never", str(p)]) == 0
+    assert cli.main(["fix", "--unsafe-fixes", "--fail-on", "never", str(p)]) == 0
     assert parses == [str(p), str(p)]
     out = capsys.readouterr().out
     assert "fixed 3 findings" in out
@@ -150,12 +150,12 @@ def test_fix_on_many_files_runs_in_the_pool_and_writes_what_one_process_writes(
     _tree(tmp_path / "pool", n)
     _tree(tmp_path / "one", n)
     monkeypatch.chdir(tmp_path / "pool")
-    assert cli.main(["fix", "--fail-on", "never", "--format", "json", "."]) == 0
+    assert cli.main(["fix", "--unsafe-fixes", "--fail-on", "never", "--format", "json", "."]) == 0
     pooled = capsys.readouterr()
     assert parses == []  # every file was read, checked and fixed in a worker
     monkeypatch.chdir(tmp_path / "one")
     monkeypatch.setenv("PERFBOT_JOBS", "1")
-    assert cli.main(["fix", "--fail-on", "never", "--format", "json", "."]) == 0
+    assert cli.main(["fix", "--unsafe-fixes", "--fail-on", "never", "--format", "json", "."]) == 0
     serial = capsys.readouterr()
     assert len(parses) == 2 * n  # each file: its check, and the check of the fixed text
     assert pooled.out == serial.out

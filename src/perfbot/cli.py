@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fix", help="apply the fixes in place")
     _lint_options(p)
     p.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
+    p.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply the unsafe fixes (those that change a measured or declared value: a "
+        "recomputed img/s, a CANN version)",
+    )
 
     p = sub.add_parser("rules", help="list the rules")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -444,12 +450,14 @@ def _check_one(job: tuple[str, Config, bool | None]) -> tuple[FileResult | FileE
     return result, [f"{src.path}: note: {n}" for n in src.notes]
 
 
-def _fix_one(job: tuple[str, Config, bool | None]) -> tuple[Any, Any, Any, list[str]]:
+def _fix_one(
+    job: tuple[str, Config, bool | None], *, unsafe: bool = True
+) -> tuple[Any, Any, Any, list[str]]:
     """Read, check and fix one file (also in a worker process): (source, or error, or None when
     it is not checked; its check; the fix outcome; notes). The outcome is None when nothing is
     fixable, (new text, findings fixed, check of the new text), or the message of fixes that do
     not settle. Nothing is written here."""
-    from .engine import check_source, fix_result
+    from .engine import applicable, check_source, fix_result
     from .source import FileError, read_source
 
     path, config, decision = job
@@ -460,11 +468,11 @@ def _fix_one(job: tuple[str, Config, bool | None]) -> tuple[Any, Any, Any, list[
     if decision is None and not result.has_model_tables:
         return None, None, None, []
     notes = [f"{src.path}: note: {n}" for n in src.notes]
-    if not any(f.fixable for f in result.findings):
+    if not any(applicable(f, unsafe) for f in result.findings):
         return src, result, None, notes
     try:
         # the check above is the first pass; the last pass checks the new text
-        outcome: Any = fix_result(src, config, first=result)
+        outcome: Any = fix_result(src, config, first=result, unsafe=unsafe)
     except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
         outcome = str(e).removeprefix(f"{src.path}: ")
     return src, result, outcome, notes
@@ -536,6 +544,7 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
 
 
 def cmd_fix(args: argparse.Namespace) -> int:
+    import functools
     from pathlib import Path
 
     from .report import plural
@@ -546,7 +555,8 @@ def cmd_fix(args: argparse.Namespace) -> int:
     fixed_total = 0
     changed: list[tuple[str, int]] = []
     # read, check and fix in the pool when it pays; write here, in order
-    for src, result, outcome, notes in _map_checks(list(run.jobs()), _fix_one):
+    fix_one = functools.partial(_fix_one, unsafe=args.unsafe_fixes)
+    for src, result, outcome, notes in _map_checks(list(run.jobs()), fix_one):
         if isinstance(src, FileError):
             run.errors.append(src)
             continue
@@ -590,6 +600,13 @@ def cmd_fix(args: argparse.Namespace) -> int:
             print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)
         else:
             print("Nothing to fix", file=out)
+        left = 0 if args.unsafe_fixes else sum(f.unsafe_fix for r in results for f in r.findings)
+        if left:
+            print(
+                f"{plural(left, 'unsafe fix', 'unsafe fixes')} not applied (they change a measured "
+                "or declared value): review them, then run `perfbot fix --unsafe-fixes`",
+                file=out,
+            )
     if args.diff:
         for e in run.errors:
             print(e, file=sys.stderr)
@@ -614,6 +631,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
                 "slug": r.slug,
                 "severity": r.severity,
                 "fix": r.fix,
+                "fix_safety": r.fix_safety,
                 "family": r.family,
                 "enabled": r.enabled,
                 "config_keys": list(r.config_keys),
@@ -623,15 +641,16 @@ def cmd_rules(args: argparse.Namespace) -> int:
         ]
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return 0
-    rows = [("id", "slug", "severity", "fix", "summary")]
+    rows = [("id", "slug", "severity", "fix", "safety", "summary")]
     rows += [
-        (r.id, r.slug, r.severity + ("" if r.enabled else " (off)"), r.fix, r.summary)
+        (r.id, r.slug, r.severity + ("" if r.enabled else " (off)"), r.fix, r.fix_safety,
+         r.summary)
         for r in rules
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    ]  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
-        cells = [row[i].ljust(widths[i]) for i in range(4)]
-        print("  ".join([*cells, row[4]]).rstrip())
+        cells = [row[i].ljust(widths[i]) for i in range(5)]
+        print("  ".join([*cells, row[5]]).rstrip())
     return 0
 
 

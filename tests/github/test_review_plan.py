@@ -245,10 +245,12 @@ def test_resolved_body_keeps_markers_and_disarms_the_suggestion():
     ("text", "want"),
     [
         ("img/s `20.00` is wrong", "img/s `20.00` is wrong"),
-        ("hi @team and acc@top1", "hi @\u200bteam and acc@top1"),
+        ("hi @team and acc@top1", "hi @\u200dteam and acc@\u200dtop1"),
         ("<b>x</b>", "&lt;b&gt;x&lt;/b&gt;"),
-        ("[a](https://x.io) ![i](y)", "[a]\\(https:\u200b//x.io) ![i]\\(y)"),
+        ("[a](https://x.io) ![i](y)", "\\[a\\](https\\://x.io) !\\[i\\](y)"),
         ("`<code> @x`", "`<code> @x`"),
+        # CommonMark pairs a code span only with a run of the same length
+        ("``<img src=x>` y", "\\`\\`&lt;img src=x&gt;\\` y"),
         ("two\nlines", "two lines"),
     ],
 )
@@ -266,6 +268,8 @@ def test_findings_file_round_trip():
     assert [it.key for it in back.items] == [it.key for it in p.items]
     assert [r.fp for r in back.reports] == [r.fp for r in p.reports]
     assert [r.table_lines for r in back.reports] == [r.table_lines for r in p.reports]
+    assert [r.unsafe for r in back.reports] == [r.unsafe for r in p.reports]
+    assert any(r.unsafe for r in back.reports)  # a recomputed img/s: the review still says so
 
 
 def test_summary_comment():
@@ -278,4 +282,5 @@ def test_summary_comment():
     assert "**2 errors · 3 warnings · 1 info**" in body
     assert 'pip install "perfbot @ git+https://github.com/org/perfbot@v1"' in body
     assert "perfbot fix configs/toynet/README.md" in body
+    assert "2 of these fixes change a measured or declared value" in body  # two img/s rows
     assert body.count("\n| ") == 7  # header + 6 findings

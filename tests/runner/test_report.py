@@ -193,7 +193,7 @@ def test_failed_and_timed_out_runs_show_the_tail_of_their_log_inertly():
     block = body.split("  ````text\n", 1)[1].split("\n  ````\n", 1)[0]
     shown = [ln.removeprefix("  ") for ln in block.split("\n")]
     assert shown[0] == "step 13" and len(shown) == 30
-    assert shown[-3] == "``` @maintainer <details> <!-- x"  # inside a longer fence: inert
+    assert shown[-3] == "``` @maintainer <details> <!-\u200d- x"  # in a longer fence, no <!--
     assert shown[-2] == "�[31mTraceback (most recent call last):�"
     assert shown[-1] == "E" * 299 + "…"
     assert "`dit-8p`" not in table_row(body, "dit-1p")

@@ -37,9 +37,9 @@ def _artifact(path: str, root: str | None) -> dict[str, str]:
 
 def _rule(f: Finding) -> dict[str, Any]:
     from ..docs import rule_url
-    from ..registry import RULES
+    from ..registry import get_rule
 
-    r = RULES.get(f.rule)
+    r = get_rule(f.rule)
     slug = r.slug if r else f.slug
     entry: dict[str, Any] = {
         "id": f.rule,
@@ -73,6 +73,7 @@ def _fix(fix: Fix, artifact: dict[str, str], src: Source | None) -> dict[str, An
     return {
         "description": {"text": fix.title},
         "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}],
+        "properties": {"applicability": fix.applicability},  # ruff's word: safe / unsafe
     }
 
 

@@ -34,7 +34,8 @@ from perfbot.config import Config, ConfigError, RerunConfig, load_config
 from perfbot.fix import replacement
 from perfbot.github.command import code
 from perfbot.github.diff import Hunk, can_suggest
-from perfbot.github.suggest import clamp_body, fence_length, suggestion_block
+from perfbot.github.markdown import block, message
+from perfbot.github.suggest import clamp_body, suggestion_block
 from perfbot.runner.bench import BenchResult, ResultsError, load_results
 from perfbot.runner.refresh import RowRefresh, apply_refreshes, refresh
 from perfbot.source import Source, decode
@@ -95,9 +96,7 @@ def _printable(line: str) -> str:
 
 
 def _fenced(lines: Sequence[str], info: str = "") -> str:
-    text = "\n".join(lines)
-    fence = "`" * fence_length(text)
-    return f"{fence}{info}\n{text}\n{fence}"
+    return block("\n".join(lines), info)
 
 
 def _flags(rr: RowRefresh, rerun: RerunConfig) -> list[str]:
@@ -177,7 +176,7 @@ def render_summary(
     at = f" at `{_short(sha)}`" if sha else ""
     total = len(rows) + len(missing)
     out = [f"### perfbot rerun{at}: {len(ok)} of {total} benchmarks measured", ""]
-    out.extend(f"> {n}" for n in notes)
+    out.extend(f"> {message(n)}" for n in notes)
     if notes:
         out.append("")
 
@@ -250,7 +249,7 @@ def render_summary(
     if blocked:
         out += ["#### Not updated", ""]
         for rr in blocked:
-            out.append(f"- {_cell(rr.name)} ({_where(rr, link)}): {rr.problem}")
+            out.append(f"- {_cell(rr.name)} ({_where(rr, link)}): {message(rr.problem, limit=300)}")
         out.append("")
 
     if failed or missing:
