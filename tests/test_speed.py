@@ -146,10 +146,11 @@ def test_fix_on_many_files_runs_in_the_pool_and_writes_what_one_process_writes(
 
     if (os.cpu_count() or 1) < 2:
         pytest.skip("one core: no pool")
-    n = cli.PARALLEL_MIN_FILES + 6
+    n = 12
     _tree(tmp_path / "pool", n)
     _tree(tmp_path / "one", n)
     monkeypatch.chdir(tmp_path / "pool")
+    monkeypatch.setenv("PERFBOT_JOBS", "2")  # a pool, whatever the size and the machine's load
     assert cli.main(["fix", "--unsafe-fixes", "--fail-on", "never", "--format", "json", "."]) == 0
     pooled = capsys.readouterr()
     assert parses == []  # every file was read, checked and fixed in a worker
@@ -250,3 +251,30 @@ def test_json_output_uses_orjson_when_installed(monkeypatch: pytest.MonkeyPatch)
     # a lone surrogate falls back to it
     with pytest.raises(AssertionError, match="standard library"):
         report_json.dumps({"a": "\udc80"})
+
+
+def test_the_pool_is_used_only_for_many_files_and_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    monkeypatch.delenv("PERFBOT_JOBS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    small = tmp_path / "small.md"
+    small.write_text("x" * 100)
+    big = tmp_path / "big.md"
+    big.write_text("x" * (cli.PARALLEL_MIN_BYTES // cli.PARALLEL_MIN_FILES + 1))
+    many_small = [(str(small),)] * cli.PARALLEL_MIN_FILES
+    many_big = [(str(big),)] * cli.PARALLEL_MIN_FILES
+    few_big = [(str(big),)] * (cli.PARALLEL_MIN_FILES - 1)
+    assert cli._pool_size(many_small) == 0  # 100 kB: not worth a pool
+    assert cli._pool_size(few_big) == 0
+    assert cli._pool_size(many_big) == 2
+    monkeypatch.setattr(os, "getloadavg", lambda: (4.5, 4.0, 3.0))  # two runnable per core
+    assert cli._pool_size(many_big) == 0
+    monkeypatch.setenv("PERFBOT_JOBS", "3")
+    assert cli._pool_size([(str(small),)]) == 3
+    monkeypatch.setenv("PERFBOT_JOBS", "1")
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    assert cli._pool_size(many_big) == 0

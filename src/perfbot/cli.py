@@ -431,8 +431,13 @@ def _repo_root() -> str:
         d = parent
 
 
-# Below this many files a process pool costs more than it saves.
-PARALLEL_MIN_FILES = 64
+# Below this many files and bytes a process pool costs more than it saves. Measured on 2 cores
+# (bench/bench_paths.py's trees; paired runs): at load ~3 the pool took 1.4x the wall time of one
+# process on 165 files (1.3 MB), 1.3-1.7x on 495 (4 MB), 1.4x on 990 (8 MB) and 0.7x on 1,650
+# (13 MB), +15-45 % CPU throughout; on a machine busy with two runnable processes per core it
+# loses at any size. PERFBOT_JOBS=1 forces one process, PERFBOT_JOBS=N (N > 1) a pool of N.
+PARALLEL_MIN_FILES = 1000
+PARALLEL_MIN_BYTES = 10_000_000
 
 
 def _check_one(job: tuple[str, Config, bool | None]) -> tuple[FileResult | FileError | None, list]:
@@ -478,11 +483,33 @@ def _fix_one(
     return src, result, outcome, notes
 
 
+def _pool_size(jobs: list) -> int:
+    """Worker processes for ``jobs`` (each ``(path, ...)``): 0 when one process is faster."""
+    forced = os.environ.get("PERFBOT_JOBS", "")
+    if forced.isdigit():
+        return int(forced) if int(forced) > 1 else 0
+    cores = os.cpu_count() or 1
+    if cores < 2 or len(jobs) < PARALLEL_MIN_FILES:
+        return 0
+    try:
+        if os.getloadavg()[0] >= 2 * cores:  # no core to spare: the pool only adds its cost
+            return 0
+    except OSError:
+        pass
+    size = 0
+    for job in jobs:
+        with contextlib.suppress(OSError):
+            size += os.stat(job[0]).st_size
+        if size >= PARALLEL_MIN_BYTES:
+            return cores
+    return 0
+
+
 def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
     """``func`` (check or fix) over the files in order, on every core when there are many
     (results keep their order)."""
-    workers = os.cpu_count() or 1
-    if workers < 2 or len(jobs) < PARALLEL_MIN_FILES or os.environ.get("PERFBOT_JOBS") == "1":
+    workers = _pool_size(jobs)
+    if workers < 2:
         yield from map(func, jobs)
         return
     import multiprocessing
