@@ -278,3 +278,24 @@ def test_the_pool_is_used_only_for_many_files_and_bytes(
     monkeypatch.setenv("PERFBOT_JOBS", "1")
     monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     assert cli._pool_size(many_big) == 0
+
+
+def test_the_builtin_matrix_is_read_with_the_spec_loader(monkeypatch: pytest.MonkeyPatch) -> None:
+    # libyaml's loader, as for columns.yaml (PyYAML's pure-Python parser took ~15 ms of a
+    # one-README check); the same rows either way
+    import yaml
+
+    from perfbot.spec import matrix
+
+    def pure_python(*a: object, **k: object) -> object:
+        raise AssertionError("yaml.safe_load (the pure-Python parser) was used")
+
+    monkeypatch.setattr(yaml, "safe_load", pure_python)
+    builtin = matrix.Matrix.builtin()
+    matrix._builtin.cache_clear()
+    try:
+        again = matrix.Matrix.builtin()
+    finally:
+        matrix._builtin.cache_clear()
+    assert again.rows() == builtin.rows()
+    assert len(again.rows()) >= 10
