@@ -282,14 +282,15 @@ def load_yaml_bounded(text: str | bytes, source_name: str) -> Any:
 
 def load_config(path: str | Path) -> Config:
     p = Path(path)
+    from .source import UnsafeFileError, read_bytes_bounded
+
     try:
-        text = p.read_text(encoding="utf-8")
+        data_bytes = read_bytes_bounded(p, MAX_CONFIG_BYTES)
+    except UnsafeFileError as e:
+        raise ConfigError(f"{p}: {str(e).replace('file is ', '', 1)}") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read: {e.strerror or e}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+    data = load_yaml_bounded(data_bytes, str(p))
     if data is None:
         data = {}
     if not isinstance(data, dict):

@@ -25,16 +25,29 @@ class ConfigError(Exception):
     """A config file that perfbot cannot use; the message is for the user."""
 
 
-@lru_cache(maxsize=4096)
+_FOUND: dict[Path, Path | None] = {}  # folder -> its config file; sibling folders share the walk
+
+
 def find_config_file(directory: Path) -> Path | None:
-    """The nearest config file in ``directory`` or above it, up to the repository root."""
-    for name in CONFIG_NAMES:
-        c = directory / name
-        if c.is_file():
-            return c
-    if (directory / ".git").exists() or directory.parent == directory:
-        return None
-    return find_config_file(directory.parent)  # cached: sibling folders share the walk
+    """The nearest config file in ``directory`` or above it, up to the repository root.
+
+    A loop, not a recursion: a tree thousands of folders deep is an ordinary input."""
+    chain: list[Path] = []
+    d = directory
+    while True:
+        if d in _FOUND:
+            found = _FOUND[d]
+            break
+        chain.append(d)
+        found = next((d / n for n in CONFIG_NAMES if (d / n).is_file()), None)
+        if found is not None or (d / ".git").exists() or d.parent == d:
+            break
+        d = d.parent
+    if len(_FOUND) > 65536:
+        _FOUND.clear()
+    for c in chain:
+        _FOUND[c] = found
+    return found
 
 
 class _Allow:

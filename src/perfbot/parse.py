@@ -25,10 +25,10 @@ from .source import Source
 from .spec import Spec, builtin_spec
 
 # A pipe-table header line followed by a delimiter row (GFM): the delimiter has a '-' and a '|'.
-_TABLE = (
-    r"^ {0,3}(?P<pt_head>[^\n]*\|[^\n]*)\n"
-    r"(?P<pt_delim>[ \t]{0,3}(?=[^\n]*-)(?=[^\n]*\|)[|: \t-]+)(?:\n|$)"
-)
+# Linear on any text: the header splits at its *first* pipe only (``[^\n|]*``), so a line of
+# pipes is not tried at every split; the delimiter is matched without lookaheads, and
+# :func:`_parse_pipe_table` checks that it holds a '-' and a '|'.
+_TABLE = r"^ {0,3}(?P<pt_head>[^\n|]*\|[^\n]*)\n(?P<pt_delim>[ \t]{0,3}[|: \t-]+)(?:\n|$)"
 _DELIM_CELL = re.compile(r"^\s*(:?)-+(:?)\s*$")
 
 
@@ -68,7 +68,10 @@ class _SpanParser(BlockParser):
         return end
 
 
-def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -> int:
+def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -> int | None:
+    delim = m.group("pt_delim")
+    if "-" not in delim or "|" not in delim:
+        return None  # not a table: mistune reads the header line as a paragraph
     start = m.start()
     delim_start = m.start("pt_delim")
     pos = state.find_line_end_at(delim_start)
@@ -176,10 +179,15 @@ _MS_VERSION = re.compile(
     r"(?:\s*/\s*(?P<v2>\d+\.\d+(?:\.\d+)?))?\]?\*?"
 )
 _MINDSPORE_TYPO = re.compile(r"(?i)\bmind(?:spore|psore|sopre|spre|spor|sproe)\b")
+# No leading ``\**``: from every start in a run of stars it scanned the rest of the run (quadratic);
+# only the end and the groups of a match are used.
 _MODE = re.compile(
     r"(?i)\b(?P<m>graph|pynative|py-native)\b\*{0,2}[ \t]{1,3}mode\b"
     r"|[（(]?(?P<zh>静态图|动态图|图)模式[）)]?"
 )
+_FOLLOWING = re.compile(r"(?i)(?:the\s+following\s+)$")
+_CLAUSE_END = re.compile(r"[.:](?:\s|$)")
+_SPACES = re.compile(r"\s+")
 _ZH_MODE = {"图": "graph", "静态图": "graph", "动态图": "pynative"}
 
 
@@ -198,7 +206,7 @@ def sentence_span(line: str) -> tuple[int, int] | None:
     if m.group(0).startswith(("实验在", "在")):  # a Chinese sentence: the rest of its line
         return start, len(line.rstrip())
     lead = line[:start]
-    lm = re.search(r"(?i)(?:the\s+following\s+)$", lead)
+    lm = _FOLLOWING.search(lead)
     if lm:
         start = lm.start()
     mode = None
@@ -207,13 +215,40 @@ def sentence_span(line: str) -> tuple[int, int] | None:
         break
     if mode:
         end = mode.end()
-        stop = re.match(r"[ \t]{0,4}[.:：。]", line[end : end + 5])
-        if stop:  # "graph mode." / "graph mode :"
-            end += stop.end()
+        # "graph mode." / "graph mode :" / "**mindspore 2.3.1 graph mode**." / "graph mode.**"
+        stop = _SENTENCE_STOP.match(line, end)
+        if stop and stop.end() > end:
+            end = stop.end()
     else:
-        dot = re.search(r"[.:](?:\s|$)", line[m.end() :])
+        dot = _CLAUSE_END.search(line[m.end() :])
         end = m.end() + dot.end() if dot else len(line)
         end = len(line[:end].rstrip())
+    return _balance_emphasis(line, start, end)
+
+
+# after "mode": a closing emphasis mark, then the sentence's stop (or the stop, then the mark)
+_SENTENCE_STOP = re.compile(r"(?:\*\*|__)?(?:[ \t]{0,4}[.:：。])?(?:(?<=[.:：。])(?:\*\*|__))?")
+
+
+def _balance_emphasis(line: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a sentence's span so it holds both marks of any ``**``/``__`` it holds one of.
+
+    A rewrite replaces the span with the guide's plain words: half of a bold pair left outside it
+    would break the line (``... pynative mode.**.``), so the span takes the whole emphasis.
+    """
+    for mark in ("**", "__"):
+        if line.count(mark, start, end) % 2 == 0:
+            continue
+        opener = line.rfind(mark, 0, start)
+        if opener >= 0 and line.count(mark, 0, opener) % 2 == 0:
+            start = opener  # "**Experiments are ... mode**." / "Note: **the experiments ...**"
+            continue
+        closer = line.find(mark, end)
+        if closer >= 0:  # "... with **mindspore 2.3.1 graph** mode."
+            end = closer + len(mark)
+            stop = re.match(r"[ \t]{0,4}[.:：。]", line[end : end + 5])
+            if stop:
+                end += stop.end()
     return start, end
 
 
@@ -229,7 +264,7 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
     device = device_text = None
     if dm:
         device_text = dm.group(0)
-        d = re.sub(r"\s+", " ", dm.group("d")).lower()
+        d = _SPACES.sub(" ", dm.group("d")).lower()
         device = "910" if d in ("910", "910a") else "910*"
     versions: list[str] = []
     vm = _MS_VERSION.search(text)
@@ -244,7 +279,12 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
             _ZH_MODE[mm.group("zh")] if mm.group("zh") else mm.group("m").lower().replace("-", "")
         )
     # "... graph mode, using bf16." goes on after the sentence: its canonical form has no "."
-    continues = line[span[1] :].lstrip()[:1] in (",", ";")
+    # so does "... graph mode and jit level O1." / "... graph mode (jit level O1)." (no stop
+    # after "mode": a "." there would cut the line's sentence in two)
+    rest = line[span[1] :].strip()
+    continues = rest[:1] in (",", ";") or (
+        bool(rest) and not text.endswith((".", ":", "：", "。")) and rest[:1] not in "。.:："
+    )
     canonical = (
         device is not None
         and len(versions) == 1
@@ -259,13 +299,57 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
 _HTML_WRAPPER_LINE = re.compile(
     r"^\s*(?:</?(?:div|p|center|details|summary|span|br)\b[^>]*>\s*)+$", re.I
 )
+# `<summary>Performance on ascend 910*</summary>`: a wrapper line with words in it (no pipe)
+_HTML_TEXT_LINE = re.compile(
+    r"^\s*(?:</?(?:div|p|center|details|span|br)\b[^>]*>\s*){0,4}"
+    r"<(?P<t>summary|p|span|center|b|strong)\b[^>]*>[^|\n]{0,300}</(?P=t)>"
+    r"\s*(?:</?(?:div|p|center|details|span|br)\b[^>]*>\s*){0,4}$",
+    re.I,
+)
 _HTML_TABLE = re.compile(r"<table\b", re.I)
-_HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.I | re.S)
+# An opening or closing cell tag; the cell texts are cut between them by _html_cells (the
+# regex ``<td[^>]*>(.*?)</td>`` it replaces scanned to the end of the block from every unclosed
+# ``<td>``: quadratic).
+_HTML_CELL_TAG = re.compile(r"<(/?)t[hd]\b[^<>]*>", re.I)
+# ``<[^>]+>`` tried the rest of the text from every ``<`` without a ``>``
+_ANY_TAG = re.compile(r"<[^<>]+>")
+MAX_HTML_CELLS = 64
+
+
+def _html_cells(raw: str, limit: int = MAX_HTML_CELLS) -> list[str]:
+    """The raw text of the first ``limit`` ``<td>``/``<th>`` cells: from an opening tag to the
+    next closing one (what ``<t[hd][^>]*>(.*?)</t[hd]>`` found), in one pass."""
+    cells: list[str] = []
+    start = -1
+    for m in _HTML_CELL_TAG.finditer(raw):
+        if not m.group(1):
+            if start < 0:
+                start = m.end()
+        elif start >= 0:
+            cells.append(raw[start : m.start()])
+            start = -1
+            if len(cells) >= limit:
+                break
+    return cells
+
+
+_HTML_ROW = re.compile(r"<tr\b", re.I)
+
+
+def _html_rows(raw: str) -> tuple[tuple[str, ...], ...]:
+    """An HTML table's cell texts, row by row (at most 64 rows of 64 cells)."""
+    chunks = _HTML_ROW.split(raw)[1:65] or [raw]
+    rows = []
+    for chunk in chunks:
+        cells = [_ANY_TAG.sub("", c).strip() for c in _html_cells(chunk)]
+        if cells:
+            rows.append(tuple(cells))
+    return tuple(rows)
 
 
 def _heading_text(tok: dict) -> str:
     text = tok.get("text", "")
-    text = re.sub(r"<[^>]+>", "", text)
+    text = _ANY_TAG.sub("", text)
     return text.replace("**", "").replace("`", "").strip()
 
 
@@ -340,8 +424,9 @@ class _Builder:
         if _HTML_TABLE.search(raw):
             last = self.line_of(max(a, b - 1))
             section = self.section_at(len(self.doc.headings))
-            cells = [re.sub(r"<[^>]+>", "", c).strip() for c in _HTML_CELL.findall(raw)[:64]]
-            self.doc.html_tables.append(HtmlTable(first, last, section, self.classify_texts(cells)))
+            rows = _html_rows(raw)
+            kind = self.classify_texts(list(rows[0])) if rows else "other"
+            self.doc.html_tables.append(HtmlTable(first, last, section, kind, rows))
             return
         if "|" not in raw:
             # `<summary>Performance tested on ascend 910* with graph mode</summary>`: a sentence
@@ -350,7 +435,7 @@ class _Builder:
         # <div align="center"> and friends: blank out the wrapper lines (keeping offsets) and
         # parse what is inside as Markdown.
         lines = raw.split("\n")[:-1]
-        wrappers = [bool(_HTML_WRAPPER_LINE.match(ln)) for ln in lines]
+        wrappers = [bool(_HTML_WRAPPER_LINE.match(ln) or _HTML_TEXT_LINE.match(ln)) for ln in lines]
         if not any(wrappers):
             return  # nothing to unwrap: raw HTML (GitHub shows no table either); parsing it
             # again would give this same block forever
