@@ -135,7 +135,20 @@ def test_a_tree_thousands_of_folders_deep(repo: Path) -> None:
         rel += "/a"
         os.mkdir(repo / rel)  # one level at a time: os.makedirs recurses too
     (repo / rel / "README.md").write_text(README)
-    r = perfbot("check", ".", cwd=repo)
-    assert "internal error" not in r.stderr, r.stderr[-500:]
-    assert_good_checked(r.stdout)
-    assert f"{rel}/README.md:9: error PB401" in r.stdout
+    try:
+        r = perfbot("check", ".", cwd=repo)
+        assert "internal error" not in r.stderr, r.stderr[-500:]
+        assert_good_checked(r.stdout)
+        assert f"{rel}/README.md:9: error PB401" in r.stdout
+    finally:
+        _remove_bottom_up(repo / rel, repo)
+
+
+def _remove_bottom_up(leaf: Path, top: Path) -> None:
+    """Delete a folder chain deeper than shutil.rmtree can recurse (pytest's own clean-up of
+    its temporary folders would fail on it with RecursionError and leave it behind)."""
+    for child in leaf.iterdir():
+        child.unlink()
+    while leaf != top:
+        leaf.rmdir()
+        leaf = leaf.parent
