@@ -276,3 +276,20 @@ def test_escaped_pipes_stay_escaped_and_aligned_pipes_stay_put():
     ((old_line, new_line),) = changed_lines(MINDCV, apply_refreshes(s, [rr]))
     assert "| 137.35s       | 5.12    | 50000.00 |" in new_line
     assert new_line.index("| 50000.00") == old_line.index("| 2561.79")
+
+
+def test_img_s_comes_from_the_unrounded_step_time():
+    # bench measured 0.0186127 s/step: it stores s/step rounded to 6 decimals (0.018613) and img/s
+    # from the unrounded value (3438.512414); 64 / 0.018613 would give 3438.46
+    (rr,) = refresh(src(), [result(s_per_step=0.018613, img_per_s=3438.512414)])
+    assert rr.cell("img/s").new == "3438.51" and rr.cell("s/step").new == "0.02"
+    # an img/s that does not belong to this s/step (cards or batch size changed) is not trusted
+    (rr,) = refresh(src(), [result(s_per_step=0.018613, img_per_s=6877.02)])
+    assert rr.cell("img/s").new == "3438.46"
+    # inference: s/img from the same unrounded step time
+    r = result(
+        name="inf", row=3, batch_size=1, inference=True, sampling_steps=50,
+        s_per_step=0.083333, img_per_s=0.240000,
+    )  # fmt: skip
+    (rr,) = refresh(src(), [r])
+    assert rr.cell("img/s").new == "0.24" and rr.cell("s/img").new == "4.17"

@@ -272,6 +272,23 @@ def _step_scale(ctx: Context, table: Table, cell: Cell | None) -> float:
     return scale
 
 
+def unrounded_s_per_step(r: BenchResult, images_per_step: float) -> float:
+    """``r``'s s/step as bench measured it, before its 6-decimal rounding. bench writes img/s from
+    the unrounded s/step, and img/s (tens to thousands) keeps far more significant digits, so
+    ``images_per_step / img/s`` gives the step time back when the two agree to within the rounding
+    of s/step; otherwise (a result without img/s, or cards and batch size other than bench used)
+    the stored s/step is used."""
+    s = r.s_per_step
+    assert s is not None and s > 0
+    ips = r.img_per_s
+    if ips is None or not math.isfinite(ips) or ips <= 0:
+        return s
+    precise = images_per_step / ips
+    if abs(precise - s) <= 5.1e-7 + 1e-9 * s:
+        return precise
+    return s
+
+
 def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: str) -> RowRefresh:
     """The cells ``r`` changes in ``row``, as one :class:`Fix` (or why there is none)."""
     out = RowRefresh(r, readme, line=row.line)
@@ -289,9 +306,9 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
     if problem:
         out.problem = problem
         return out
-    s = r.s_per_step
     cards, batch = r.cards, r.batch_size
     steps = r.sampling_steps if r.inference and r.sampling_steps else 1
+    s = unrounded_s_per_step(r, cards * batch / steps)
     new: dict[str, str] = {}
 
     if step_cell is None:
