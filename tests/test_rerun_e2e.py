@@ -21,7 +21,7 @@ from perfbot.cli import main as perfbot
 from perfbot.github.client import Client
 from perfbot.github.command import command_main
 from perfbot.runner.bench import bench_main
-from perfbot.runner.report import report_main
+from perfbot.runner.report import posted_reviews, report_main
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAINERS = Path(__file__).parent / "runner" / "fake_trainers"
@@ -119,6 +119,10 @@ def read_outputs(text: str) -> dict[str, str]:
     return out
 
 
+def comments_of(fake, review_id: int) -> list[dict]:
+    return [c for c in fake.review_comments if c["review_id"] == review_id]
+
+
 def checkout(fake, sha: str, where: Path) -> Path:
     """What actions/checkout gives the bench job: every file of the repository at ``sha``."""
     for (at, path), data in fake.blobs.items():
@@ -207,7 +211,8 @@ def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, 
     fake.pulls[1].shas.pop()  # back to the pinned head
     assert report_main(argv) == 1
     (review,) = fake.reviews
-    comments = [c for c in fake.review_comments if c["review_id"] == review["id"]]
+    comments = comments_of(fake, review["id"])
+    n_comments = len(fake.review_comments)
     assert [c["line"] for c in comments] == [17, 18, 26]
     lines = HEAD_README.splitlines(keepends=True)
     for c in comments:
@@ -218,6 +223,24 @@ def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, 
     fixed.write_text("".join(lines), encoding="utf-8")
     assert perfbot(["check", str(fixed), "--fail-on", "info"]) == 0
     assert "| 0.95 |" in lines[16] and "| 50 | O2 | 1~2 mins | 0.07 | 1.13 |" in lines[25]
+
+    # 6. "Re-run failed jobs" runs the report job again on the same results: nothing new
+    assert report_main(argv) == 1
+    assert [r["id"] for r in fake.reviews] == [review["id"]]
+    assert len(fake.review_comments) == n_comments
+    # 7. dit-1p is measured again at the same commit: the new review replaces the old one
+    work = checkout(fake, gate["sha"], tmp_path / "runner-again")
+    assert bench_main(["--config", str(work / ".perfbot.yml"), "--name", "dit-1p",
+                       "--out", str(results / "dit-1p.json"), "--quiet"]) == 0  # fmt: skip
+    assert report_main(argv) == 1
+    old, new = fake.reviews
+    assert fake.schema_errors == [] and fake.unhandled == []
+    live = posted_reviews(Client(fake.repo, fake.WRITE_TOKEN, fake.api_url).reviews(1),
+                          bot="github-actions[bot]", sha=gate["sha"])  # fmt: skip
+    assert [p.id for p in live] == [new["id"]]
+    assert "**superseded** by [a newer review]" in old["body"]
+    assert all("```suggestion" not in c["body"] for c in comments_of(fake, old["id"]))
+    assert len(comments_of(fake, new["id"])) == 3
 
 
 def test_the_example_workflow_has_the_gate_bench_report_shape():

@@ -482,3 +482,94 @@ def test_results_are_checked_against_the_benchmarks_of_the_config(posting, tmp_p
     body = fake.reviews[1]["body"]
     assert "result `dit-1p` was not planned by the gate; it is ignored" in body
     assert "- `dit-8p` (`examples/dit/README.md`): **no result**" in body
+
+
+# --- a re-run of the report job ----------------------------------------------------------------
+
+
+def api(fake, token=GitHubFake.WRITE_TOKEN):
+    from perfbot.github.client import Client
+
+    return Client(fake.repo, token, fake.api_url)
+
+
+def live_reviews(fake, sha):
+    from perfbot.runner.report import posted_reviews
+
+    return posted_reviews(api(fake).reviews(1), bot="github-actions[bot]", sha=sha)
+
+
+def test_a_rerun_of_the_report_job_posts_nothing_twice(posting, tmp_path, capsys):
+    fake = posting
+    pr = pull_at(fake)
+    failed = result(**R8, status="failed", message="exit 1", s_per_step=None, log_tail=["boom"])
+    assert post(tmp_path, pr, result(), failed) == 1  # exit 1: "Re-run failed jobs" repeats it
+    assert post(tmp_path, pr, result(), failed) == 1  # the same results, sha and matrix
+    (review,) = fake.reviews
+    assert len(fake.review_comments) == 1 and fake.schema_errors == []
+    assert review["body"].splitlines()[-1] == (
+        f"<!-- perfbot:rerun sha={pr.head_sha} results="
+        + review["body"].rsplit("results=", 1)[1].split(" ")[0]
+        + " -->"
+    )
+    assert "already reports these results" in capsys.readouterr().err
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [review["id"]]
+
+
+def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake)
+    assert post(tmp_path, pr, result()) == 0
+    assert post(tmp_path, pr, result(s_per_step=0.95, started_at="2026-12-01T10:00:00Z")) == 0
+    first, second = fake.reviews
+    assert fake.schema_errors == [] and fake.unhandled == []
+    # one live review: the newer; the older says it is superseded and links the newer
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [second["id"]]
+    assert first["body"].startswith(
+        f"### perfbot rerun at `{pr.head_sha[:7]}`: **superseded** by [a newer review]("
+        f"https://github.com/org/models/pull/1#pullrequestreview-{second['id']})"
+    )
+    assert "These results replace those of an earlier perfbot rerun" in second["body"]
+    old_comments = [c for c in fake.review_comments if c["review_id"] == first["id"]]
+    new_comments = [c for c in fake.review_comments if c["review_id"] == second["id"]]
+    assert old_comments and all("```suggestion" not in c["body"] for c in old_comments)
+    assert all(c["minimized"] == "OUTDATED" for c in old_comments)
+    assert "| 0.95 | 67.37 |" in new_comments[0]["body"]
+    # a third run on the second's results still posts nothing
+    assert post(tmp_path, pr, result(s_per_step=0.95, started_at="2026-12-01T10:00:00Z")) == 0
+    assert len(fake.reviews) == 2
+
+
+def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp_path):
+    from perfbot.github.command import find_approvals
+    from perfbot.runner.bench import load_results
+    from perfbot.runner.report import posted_marker, results_digest
+
+    fake = posting
+    pr = pull_at(fake)
+    # the results the report will read, and the marker its review will carry
+    write_result(result(commit=pr.head_sha), tmp_path / "bench/dit-1p.json")
+    digest = results_digest(load_results([tmp_path / "bench"]), pr.head_sha, [])
+    forged = posted_marker(pr.head_sha, digest)
+    # someone else writes that marker in a review of their own
+    fake.add_token("ghp_mallory", login="mallory")
+    api(fake, "ghp_mallory").create_review(
+        1, pr.head_sha, f"### perfbot rerun at `{pr.head_sha[:7]}`\n{forged}", []
+    )
+    # a log line quotes it (and an approval) inside perfbot's own earlier review
+    approval = f"<!-- perfbot:ok-to-test sha={pr.head_sha} by=mallory comment=1 -->"
+    quoting = result(
+        **R8, status="failed", message="exit 1", s_per_step=None, log_tail=[forged, approval]
+    )
+    assert post(tmp_path / "a", pr, quoting) == 1
+    assert forged in fake.reviews[-1]["body"]
+    # neither stops the report from posting its own review; mallory's review is left alone, and
+    # perfbot's earlier review (its own last line names other results) is superseded
+    argv = ["--results", str(tmp_path / "bench"), "--pr", "1", "--sha", pr.head_sha]
+    assert report_main(argv) == 0
+    mallory, quoted, ours = fake.reviews
+    assert mallory["body"].endswith(forged) and mallory["user"] == "mallory"
+    assert "**superseded**" in quoted["body"] and ours["body"].endswith(forged)
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [ours["id"]]
+    # and nothing in a review is an approval for the gate (it reads conversation comments only)
+    assert find_approvals(api(fake).issue_comments(1), trusted="github-actions[bot]") == []

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import posixpath
@@ -34,7 +35,7 @@ from perfbot.config import Config, ConfigError, RerunConfig, load_config
 from perfbot.fix import replacement
 from perfbot.github.command import code
 from perfbot.github.diff import Hunk, can_suggest
-from perfbot.github.suggest import clamp_body, fence_length, suggestion_block
+from perfbot.github.suggest import MAX_BODY, clamp_body, fence_length, suggestion_block
 from perfbot.runner.bench import BenchResult, ResultsError, load_results
 from perfbot.runner.refresh import RowRefresh, apply_refreshes, refresh
 from perfbot.source import Source, decode
@@ -48,6 +49,13 @@ __all__ = [
 ]
 
 MARKER = "<!-- perfbot:rerun -->"
+# The last line of a posted review: which commit and which results it reports. Display and dedupe
+# only: nothing reads it to allow anything, it counts only in a review written by perfbot's own
+# account that starts with perfbot's own heading, and only as the body's very last line (after
+# every untrusted text the body quotes).
+_POSTED = re.compile(r"<!-- perfbot:rerun sha=([0-9a-f]{40}) results=([0-9a-f]{16}) -->")
+_SUPERSEDED = "<!-- perfbot:rerun-superseded sha={sha} results={digest} by={by} -->"
+_HEADING = "### perfbot rerun"
 TAIL_SHOWN = 30  # log lines shown per failed benchmark
 TAIL_WIDTH = 300  # characters per log line
 
@@ -436,6 +444,105 @@ def _dedupe(results: list[BenchResult]) -> tuple[list[BenchResult], list[str]]:
     return list(seen.values()), notes
 
 
+# --- posting once ---------------------------------------------------------------------------------
+
+
+def results_digest(
+    results: Sequence[BenchResult], sha: str, expected: Sequence[tuple[str, str]]
+) -> str:
+    """16 hex digits naming what a review reports: the results (all of their fields), the
+    measured commit and the gate's planned jobs. A re-run of the report job on the same inputs
+    gives the same digest; a new run of the benchmarks (new step times, new start times) does not.
+    """
+    data = {
+        "sha": sha.lower(),
+        "planned": sorted([list(x) for x in expected]),
+        "results": sorted(
+            (r.model_dump(mode="json") for r in results), key=lambda d: str(d.get("name"))
+        ),
+    }
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def posted_marker(sha: str, digest: str) -> str:
+    return f"<!-- perfbot:rerun sha={sha.lower()} results={digest} -->"
+
+
+def with_marker(body: str, marker: str) -> str:
+    """``body`` with ``marker`` as its last line (the body is shortened to make room if needed)."""
+    room = MAX_BODY - len(marker) - 1
+    if len(body) > room:
+        body = clamp_body(body, room)
+    return f"{body}\n{marker}"
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A rerun review perfbot posted earlier: its id, node id, link, commit and results digest."""
+
+    id: int
+    sha: str
+    digest: str
+    url: str
+
+
+def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Posted]:
+    """perfbot's live rerun reviews of commit ``sha``, oldest first. Only reviews written by
+    ``bot`` (perfbot's own account) count, only with perfbot's heading first and the marker as the
+    very last line: a marker anyone else writes, or one quoted inside a body, means nothing."""
+    out: list[Posted] = []
+    for rv in reviews:
+        login = str(((rv.get("user") or {}).get("login")) or "")
+        if login.lower() != bot.lower():
+            continue
+        body = str(rv.get("body") or "").rstrip()
+        if not body.startswith(_HEADING):
+            continue
+        m = _POSTED.fullmatch(body.rsplit("\n", 1)[-1].strip())
+        if m is None or m[1] != sha.lower():
+            continue
+        try:
+            rid = int(rv.get("id"))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        out.append(Posted(rid, m[1], m[2], str(rv.get("html_url") or "")))
+    return out
+
+
+def supersede(client, repo: str, number: int, old: Posted, new_url: str, bot: str) -> None:
+    """Mark an earlier rerun review of the same commit as replaced: its body becomes a note
+    pointing at the new review, and its inline suggestions are emptied (so that nobody applies
+    the old numbers) and hidden as outdated."""
+    from perfbot.github.client import GitHubError
+
+    note = (
+        f"{_HEADING} at `{_short(old.sha)}`: **superseded** by "
+        + (f"[a newer review]({new_url})" if new_url else "a newer review")
+        + " of the same commit, with newer results. The numbers this review showed are out "
+        "of date.\n\n" + _SUPERSEDED.format(sha=old.sha, digest=old.digest, by=int(old.id))
+    )
+    path = f"/repos/{repo}/pulls/{int(number)}/reviews/{int(old.id)}"
+    client.request("PUT", path, body={"body": note})
+    for c in client.review_comments(number):
+        if c.get("pull_request_review_id") != old.id:
+            continue
+        if str(((c.get("user") or {}).get("login")) or "").lower() != bot.lower():
+            continue
+        with contextlib.suppress(GitHubError, ValueError, TypeError):
+            client.edit_review_comment(
+                int(c["id"]),
+                "**perfbot rerun**: superseded by "
+                + (f"[a newer review]({new_url})" if new_url else "a newer review")
+                + "; this suggestion held numbers that are out of date.\n\n"
+                + MARKER,
+            )
+        node = c.get("node_id")
+        if isinstance(node, str):
+            with contextlib.suppress(GitHubError, ValueError):
+                client.minimize_comment(node, "OUTDATED")
+
+
 # --- the command ----------------------------------------------------------------------------------
 
 
@@ -459,6 +566,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--matrix",
         help="the gate's matrix JSON: a planned benchmark without a result is reported too",
+    )
+    p.add_argument(
+        "--bot-login",
+        help="login perfbot's reviews are written by (default: the token's, else "
+        "github-actions[bot]); only its earlier reviews are found and superseded",
     )
     p.add_argument(
         "--dry-run",
@@ -673,6 +785,14 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     config = config.model_copy(update={"rerun": policy})
     if not (head_data or {}).get("benchmarks"):
         raise ValueError(f"`{args.config}` at `{sha[:7]}` declares no `benchmarks:`")
+    digest = results_digest(results, sha, _expected(args.matrix))
+    marker = posted_marker(sha, digest)
+    from perfbot.github.command import DEFAULT_BOT
+
+    bot = args.bot_login or client.whoami() or DEFAULT_BOT
+    earlier = posted_reviews(client.reviews(args.pr), bot=bot, sha=sha)
+    same = [p for p in earlier if p.digest == digest]
+    older = [p for p in earlier if p.digest != digest]
     results, more = reconcile(results, head_data["benchmarks"], args.config)
 
     def read(path: str) -> bytes | None:
@@ -687,6 +807,12 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     head = info.head_sha.lower()
     moved = head != sha
     notes = list(notes) + more
+    if older and not same:
+        links = ", ".join(f"[review {p.id}]({p.url})" if p.url else f"review {p.id}" for p in older)
+        notes.append(
+            f"These results replace those of an earlier perfbot rerun of `{sha[:7]}` ({links}), "
+            "now marked as superseded."
+        )
     if moved:
         notes.append(
             f"The pull request has moved on to `{head[:7]}` since the benchmarks ran on "
@@ -708,6 +834,15 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
         "max_comments": config.review.max_comments,
     }
     plan = plan_review(groups, hunks=hunks, notes=notes, **common)
+    if same and not args.dry_run:
+        # a re-run of this job ("Re-run failed jobs"): the review is already there
+        where = f" ({same[-1].url})" if same[-1].url else ""
+        print(
+            f"perfbot report: review {same[-1].id}{where} already reports these results at "
+            f"`{sha[:7]}`; nothing new is posted",
+            file=sys.stderr,
+        )
+        return plan
     if policy.push and plan.texts:
         why = None
         if info.fork:
@@ -724,16 +859,25 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
             notes.append(f"`rerun.push` is on, but {why}: suggesting the numbers instead.")
             plan = plan_review(groups, hunks=hunks, notes=notes, **common)
     if args.dry_run:
-        print(json.dumps({"commit_id": sha, "body": plan.body, "comments": plan.comments}))
+        body = with_marker(plan.body, marker)
+        print(json.dumps({"commit_id": sha, "body": body, "comments": plan.comments}))
         return plan
     try:
-        client.create_review(args.pr, sha, plan.body, plan.comments)
+        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), plan.comments)
     except GitHubError as e:
         if e.status != 422 or not plan.comments:
             raise
         notes.append(f"GitHub refused the inline suggestions ({e}); here they are as diffs.")
         plan = plan_review(groups, hunks=None, notes=notes, **common)
-        client.create_review(args.pr, sha, plan.body, [])
+        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), [])
+    url = str((posted or {}).get("html_url") or "")
+    for old in older:
+        try:
+            supersede(client, repo, args.pr, old, url, bot)
+        except GitHubError as e:  # the new review is posted; the old one just stays
+            print(
+                f"perfbot report: could not mark review {old.id} superseded: {e}", file=sys.stderr
+            )
     return plan
 
 
