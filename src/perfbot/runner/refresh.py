@@ -10,7 +10,8 @@ the closing pipe stays where it was).
   two decimals;
 * **graph compile** in the table's style: seconds with the old number of decimals (`77s`,
   `137.35s`), or whole minutes rounded up (`5 mins`); a minute range (`3~5 mins`) that still
-  holds the new value is left alone;
+  holds the new value is left alone; a PyNative run (a PyNative table, or a result that says so)
+  compiles no graph, so its cell keeps the table's own notation (`N/A`, `-`);
 * **img/s** = cards x batch size / s/step (for inference / (steps x s/step)), from the unrounded
   s/step, so that the checker's img/s rule agrees with the rounded cells;
 * **s/img**, **s/video** in inference tables = steps x s/step / (cards x batch size).
@@ -272,6 +273,18 @@ def _step_scale(ctx: Context, table: Table, cell: Cell | None) -> float:
     return scale
 
 
+def is_pynative(r: BenchResult, table: Table) -> bool:
+    """Whether ``r`` ran in PyNative mode: the result says so (``pynative: true`` or
+    ``mode: pynative``, from ``perfbot bench``), or the row's table is one of PyNative runs
+    (``... with mindspore X pynative mode.``)."""
+    if getattr(r, "pynative", None) is True:
+        return True
+    mode = getattr(r, "mode", None)
+    if isinstance(mode, str) and mode.strip().lower() == "pynative":
+        return True
+    return table.sentence is not None and table.sentence.mode == "pynative"
+
+
 def unrounded_s_per_step(r: BenchResult, images_per_step: float) -> float:
     """``r``'s s/step as bench measured it, before its 6-decimal rounding. bench writes img/s from
     the unrounded s/step, and img/s (tens to thousands) keeps far more significant digits, so
@@ -319,7 +332,13 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
     compile_cell = ctx.cell(row, ctx.column(table, "graph compile"))
     if compile_cell is not None:
         g = r.graph_compile_s
-        if g is None:
+        if is_pynative(r, table):
+            if not PLACEHOLDER.match(compile_cell.text.strip()):
+                out.notes.append(
+                    "graph compile not updated: a PyNative run compiles no graph "
+                    f"(the cell keeps `{compile_cell.text}`)"
+                )
+        elif g is None:
             out.notes.append("graph compile was not measured (the log does not start at step 1)")
         elif g <= 0:
             out.notes.append("graph compile not updated: the first step was not slower")
