@@ -32,12 +32,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfbot.config import Config, ConfigError, RerunConfig, load_config
-from perfbot.fix import replacement
+from perfbot.fix import Fix, replacement
 from perfbot.github.command import code
 from perfbot.github.diff import Hunk, can_suggest
 from perfbot.github.suggest import MAX_BODY, clamp_body, fence_length, suggestion_block
 from perfbot.runner.bench import BenchResult, ResultsError, load_results
-from perfbot.runner.refresh import RowRefresh, apply_refreshes, refresh
+from perfbot.runner.refresh import RowRefresh, apply_refreshes, proposals, refresh
+from perfbot.runner.versions_table import TableProposal
 from perfbot.source import Source, decode
 
 __all__ = [
@@ -161,6 +162,76 @@ def suggestion_comment(rr: RowRefresh, source: Source, rerun: RerunConfig) -> di
     return comment
 
 
+def proposal_comment(source: Source, fix: Fix, proposal: TableProposal) -> dict:
+    """The inline comment for one insertion of a new-version proposal (a new table, or a
+    Requirements row): a ```suggestion of the line it follows plus the inserted lines."""
+    start, end, text = replacement(source, fix)
+    versions = ", ".join(proposal.versions)
+    body = (
+        f"**perfbot rerun**: {fix.title}. The runner ran MindSpore {versions}, which is not the "
+        "version of the measured rows' table: the new numbers go into a table of their own "
+        "instead of over the old version's.\n\n"
+        f"{suggestion_block(text)}\n{MARKER}"
+    )
+    comment: dict = {"path": source.path, "line": end, "side": "RIGHT", "body": body}
+    if start != end:
+        comment["start_line"] = start
+        comment["start_side"] = "RIGHT"
+    return comment
+
+
+def _diff(source: Source, fix: Fix) -> list[str]:
+    start, end, text = replacement(source, fix)
+    lines = ["- " + x for x in source.lines[start - 1 : end]]
+    lines += ["+ " + x for x in text.splitlines()]
+    return [f"{_cell(source.path)} line {start}:", "", _fenced(lines, "diff"), ""]
+
+
+def _proposals_section(
+    groups: Sequence[tuple[Source | None, Sequence[RowRefresh]]],
+    inline: set[int],
+    pushed: str | None,
+) -> list[str]:
+    out: list[str] = []
+    for source, rrs in groups:
+        if source is None:
+            continue
+        for p in proposals(rrs):
+            if not out:
+                out += ["#### New MindSpore version", ""]
+            versions = ", ".join(p.versions)
+            moved = [rr for rr in rrs if rr.proposal is p]
+            olds = sorted(
+                {
+                    v
+                    for rr in moved
+                    if rr.table is not None and rr.table.sentence is not None
+                    for v in rr.table.sentence.versions
+                }
+            )
+            out.append(
+                f"The runner ran MindSpore {versions}; the rows of "
+                + ", ".join(_cell(rr.name) for rr in moved)
+                + f" are in the table for {', '.join(olds) or 'another version'} of "
+                f"{_cell(source.path)}. Their new numbers go into a table for {versions}, with "
+                "its own sentence, under the existing ones; the old version's rows stay as they are"
+                + (". The Requirements table gets a row for it." if p.requirements else ".")
+            )
+            out.append("")
+            out += [f"- {n}" for n in p.notes]
+            if p.notes:
+                out.append("")
+            if pushed:
+                continue
+            for fx in p.fixes:
+                if id(fx) in inline:
+                    continue
+                out += [f"To {fx.title}:", "", *_diff(source, fx)]
+            if any(id(fx) in inline for fx in p.fixes):
+                out += ["The suggestions below add them.", ""]
+    return out
+
+
 def render_summary(
     groups: Sequence[tuple[Source | None, Sequence[RowRefresh]]],
     *,
@@ -204,6 +275,8 @@ def render_summary(
             flags = _flags(rr, rerun)
             if rr.problem:
                 flags.append("not updated")
+            if rr.new_version:
+                flags.append(f"new MindSpore {rr.new_version} table")
             out.append(
                 f"| {_cell(rr.name)} | {_where(rr, link)} | "
                 f"{_old_new(step.old if step else None, new_step)} | {change} | "
@@ -250,10 +323,16 @@ def render_summary(
                 lines = ["- " + x for x in source.lines[start - 1 : end]]
                 lines += ["+ " + x for x in text.splitlines()]
                 out += [f"{_cell(rr.readme)} line {start}:", "", _fenced(lines, "diff"), ""]
-    unchanged = [rr for rr in ok if rr.fix is None and not rr.problem]
+    out += _proposals_section(groups, inline, pushed)
+    unchanged = [rr for rr in ok if rr.fix is None and not rr.problem and not rr.new_version]
     if unchanged:
         names = ", ".join(_cell(rr.name) for rr in unchanged)
         out += [f"Unchanged at two decimals: {names}.", ""]
+    noted = [(rr, n) for rr in ok for n in rr.notes]
+    if noted:
+        out += ["#### Notes", ""]
+        out += [f"- {_cell(rr.name)}: {n}" for rr, n in noted]
+        out.append("")
 
     if blocked:
         out += ["#### Not updated", ""]
@@ -343,8 +422,9 @@ def plan_review(
         if source is None:
             continue
         fixed = [rr for rr in rrs if rr.fix is not None]
-        if fixed:
-            texts[source.path] = apply_refreshes(source, fixed)
+        props = proposals(rrs)
+        if fixed or props:
+            texts[source.path] = apply_refreshes(source, rrs)
         for rr in fixed:
             if hunks is None or pushed or len(comments) >= max_comments:
                 continue
@@ -352,6 +432,13 @@ def plan_review(
             if can_suggest(hunks.get(rr.readme, []), rr.fix.start_line, rr.fix.end_line):
                 comments.append(suggestion_comment(rr, source, rerun))
                 inline.add(id(rr))
+        for p in props:
+            for fx in p.fixes:
+                if hunks is None or pushed or len(comments) >= max_comments:
+                    continue
+                if can_suggest(hunks.get(source.path, []), fx.start_line, fx.end_line):
+                    comments.append(proposal_comment(source, fx, p))
+                    inline.add(id(fx))
     rows = [rr for _, rrs in groups for rr in rrs]
     body = render_summary(
         groups,
@@ -370,7 +457,7 @@ def plan_review(
         texts=texts,
         measured=sum(1 for rr in rows if rr.result.ok),
         failed=sum(1 for rr in rows if not rr.result.ok) + len(missing),
-        changed_rows=sum(1 for rr in rows if rr.fix is not None),
+        changed_rows=sum(1 for rr in rows if rr.fix is not None or rr.new_version),
     )
 
 
@@ -424,11 +511,7 @@ def refresh_all(
             continue
         text, bom, encoding, _ = decode(data)
         source = Source.from_text(text, path=path, bom=bom, encoding=encoding)
-        rrs = refresh(source, rs, config)
-        for rr in rrs:
-            why = wrong_commit.get(id(rr.result))
-            if why and rr.result.ok:
-                rr.fix, rr.problem = None, why
+        rrs = refresh(source, rs, config, blocked=wrong_commit)
         groups.append((source, rrs))
     return groups
 
