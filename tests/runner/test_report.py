@@ -573,3 +573,22 @@ def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp
     assert [p.id for p in live_reviews(fake, pr.head_sha)] == [ours["id"]]
     # and nothing in a review is an approval for the gate (it reads conversation comments only)
     assert find_approvals(api(fake).issue_comments(1), trusted="github-actions[bot]") == []
+
+
+def test_a_new_version_table_outside_the_diff_is_shown_as_a_diff():
+    env = {"mindspore": "2.7.1", "cann": "8.3.RC1", "driver": "25.3.RC1", "firmware": "7.8.0.2.212"}
+    plan = plan_review(
+        groups_for([result(environment=env)]), rerun=RerunConfig(), sha=SHA, hunks=hunks_on(ROW1)
+    )
+    assert plan.comments == [] and plan.changed_rows == 1
+    body = plan.body
+    assert "| new MindSpore 2.7.1 table |" in table_row(body, "dit-1p")
+    assert "The runner ran MindSpore 2.7.1; the rows of `dit-1p` are in the table for 2.3.1" in body
+    assert "To add a MindSpore 2.7.1 table (measured by perfbot rerun):" in body
+    assert "+ Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode." in body
+    assert "+ | 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |" in body
+    assert "Unchanged at two decimals" not in body
+    text = plan.texts[PATH]
+    assert "| 0.89 | 71.91 |" in text and "| 0.91 | 70.15 |" in text
+    findings = check_source(Source.from_text(text, path=PATH)).findings
+    assert [f.message for f in findings if f.severity == "error"] == []
