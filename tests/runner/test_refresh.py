@@ -319,7 +319,9 @@ def test_a_pynative_run_keeps_the_tables_notation_for_graph_compile():
     )
     new = apply_refreshes(src(text), [rr])
     assert "| O2 | 5 mins | **0.91** | 561.19 |" in new
-    assert any("a PyNative run compiles no graph (the cell keeps `5 mins`)" in n for n in rr.notes)
+    assert any(
+        "a PyNative run compiles no graph (the cell is left as it is)" in n for n in rr.notes
+    )
     # the same row in a graph-mode table does get the compile time
     (rr,) = refresh(src(), [result(graph_compile_s=400.0)])
     assert rr.cell("graph compile").new == "7 mins"
@@ -407,3 +409,17 @@ def test_the_versions_own_table_is_used_when_there_is_one():
     for env in (on("2.3.1"), on(None)):
         (rr,) = refresh(src(WITH_REQ), [result(**env)])
         assert rr.new_version is None and rr.fix is not None
+
+
+def test_untrusted_environment_values_never_reach_the_readme():
+    env = on("2.7.1", driver="25.3.RC1 | `@admin`\n| x", cann="8.3.RC1")
+    text = WITH_REQ.replace("| 550.54 |\n", "| 550.54 |\nNotes: medians of 200 steps.\n")
+    (rr,) = refresh(src(text), [result(**env)])
+    (proposal,) = {id(rr.proposal): rr.proposal}.values()
+    assert proposal.requirements == ["| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |"]
+    assert "the runner's driver is not a driver version; it is left out" in proposal.notes
+    assert not any("@admin" in n for n in proposal.notes)
+    new = apply_refreshes(src(text), [rr])
+    assert "@admin" not in new
+    # the text right under the old table stays apart from the new table
+    assert "| 0.91 | 70.15 |\n\nNotes: medians of 200 steps.\n" in new

@@ -583,7 +583,9 @@ def test_a_new_version_table_outside_the_diff_is_shown_as_a_diff():
     assert plan.comments == [] and plan.changed_rows == 1
     body = plan.body
     assert "| new MindSpore 2.7.1 table |" in table_row(body, "dit-1p")
-    assert "The runner ran MindSpore 2.7.1; the rows of `dit-1p` are in the table for 2.3.1" in body
+    assert (
+        "The runner ran MindSpore 2.7.1; the rows of `dit-1p` are in the table for `2.3.1`" in body
+    )
     assert "To add a MindSpore 2.7.1 table (measured by perfbot rerun):" in body
     assert "+ Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode." in body
     assert "+ | 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |" in body

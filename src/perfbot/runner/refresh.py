@@ -368,7 +368,7 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
             if not PLACEHOLDER.match(compile_cell.text.strip()):
                 out.notes.append(
                     "graph compile not updated: a PyNative run compiles no graph "
-                    f"(the cell keeps `{compile_cell.text}`)"
+                    "(the cell is left as it is)"
                 )
         elif g is None:
             out.notes.append("graph compile was not measured (the log does not start at step 1)")

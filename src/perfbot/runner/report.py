@@ -212,7 +212,7 @@ def _proposals_section(
             out.append(
                 f"The runner ran MindSpore {versions}; the rows of "
                 + ", ".join(_cell(rr.name) for rr in moved)
-                + f" are in the table for {', '.join(olds) or 'another version'} of "
+                + f" are in the table for {', '.join(map(_cell, olds)) or 'another version'} of "
                 f"{_cell(source.path)}. Their new numbers go into a table for {versions}, with "
                 "its own sentence, under the existing ones; the old version's rows stay as they are"
                 + (". The Requirements table gets a row for it." if p.requirements else ".")

@@ -17,6 +17,7 @@ row a benchmark measures, the old version's numbers stay as they are, and
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ from perfbot.spec.versions import (
     Version,
     mindspore_versions,
     normalize_mindspore,
+    parse_version,
     same_cann,
     same_driver,
     same_firmware,
@@ -115,6 +117,21 @@ def _version_key(v: str) -> tuple[int, ...]:
     return parsed.key if parsed is not None else ()
 
 
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]{0,39}")
+
+
+def _plain(kind: str, value: object) -> str | None:
+    """``value`` if it is a plain version of ``kind`` (letters, digits, ``._+~-``), else None:
+    the results and a pull request's ``matrix:`` rows are untrusted, and these values end up in a
+    README line and in the review's notes."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip()
+    if not _PLAIN.fullmatch(v) or parse_version(kind, v) is None:
+        return None
+    return v
+
+
 def requirement_values(
     ctx: Context, version: str, env: EnvInfo
 ) -> tuple[dict[str, str], list[str]]:
@@ -124,12 +141,15 @@ def requirement_values(
     expected = row.values() if row is not None else {}
     notes: list[str] = []
     out = {"mindspore": version}
-    for key, column, measured, same, label in (
+    for key, column, raw, same, label in (
         ("driver", "ascend driver", env.driver, same_driver, "driver"),
         ("firmware", "firmware", env.firmware, same_firmware, "firmware"),
         ("cann", "cann toolkit/kernel", env.cann, same_cann, "CANN"),
     ):
-        exp = expected.get(key)
+        exp = _plain(key, expected.get(key))
+        measured = _plain(key, raw)
+        if raw and measured is None:
+            notes.append(f"the runner's {label} is not a {label} version; it is left out")
         if measured:
             out[column] = exp if exp and same(measured, exp) else measured
         elif exp:
@@ -207,6 +227,8 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
                 src_table.delimiter.raw,
                 *new_rows,
             ]
+            if anchor < len(source.lines) and source.lines[anchor].strip():
+                lines.append("")  # text right under the table stays apart from the new one
             titles.setdefault(anchor, []).append(f"add a MindSpore {version} table")
         inserts.setdefault(anchor, []).extend(lines)
     for anchor, lines in sorted(inserts.items()):
