@@ -5,13 +5,20 @@ For every file: no crash; `fix` is idempotent (fixing the fixed text changes not
 `check` reports no fixable finding. Prints a count of findings per rule, and every img/s mismatch
 (PB401), so a reader can compare them with the census. Exit 1 when an invariant fails.
 
-Usage: scripts/corpus_check.py [CORPUS_DIR] [--show RULE ...]
+When the corpus holds LABELS.json (a maintainer's TRUE / DEBATABLE / FALSE judgement of the findings
+of one earlier version, keyed by repo, path, line and rule) and SOURCES.tsv, it also prints the
+labelled precision: how many labelled-FALSE findings are still reported (goal: at most 5 %) and how
+many labelled-TRUE ones are kept (goal: at least 95 %). `--show-labelled FALSE` lists those left.
+
+Usage: scripts/corpus_check.py [CORPUS_DIR] [--show RULE ...] [--show-labelled LABEL ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import csv
+import json
 import sys
 from pathlib import Path
 
@@ -29,6 +36,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--show", nargs="*", default=["PB401"], help="print the findings of these rules"
     )
+    ap.add_argument(
+        "--show-labelled",
+        nargs="*",
+        default=[],
+        metavar="LABEL",
+        help="list the labelled findings with these labels still reported (FALSE, TRUE, ...)",
+    )
     args = ap.parse_args(argv)
     root = Path(args.corpus)
     files = sorted(root.rglob("*.md"))
@@ -40,6 +54,8 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     config = Config()
     shown = []
+    reported: set[tuple[str, str, int, str]] = set()  # (local file, line, rule)
+    checked_with_tables = 0
     for f in files:
         src = read_source(f)
         if isinstance(src, FileError):
@@ -48,7 +64,10 @@ def main(argv: list[str] | None = None) -> int:
         rel = f.relative_to(root)
         try:
             result = check_source(src, config)
+            if any(line.lstrip().startswith("|") for line in src.lines):
+                checked_with_tables += 1
             for fd in result.findings:
+                reported.add((rel.as_posix(), fd.line, fd.rule))
                 per_rule[fd.rule] += 1
                 if fd.fix:
                     fixable_per_rule[fd.rule] += 1
@@ -74,7 +93,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{len(files)} files; findings per rule (fixable in brackets):")
     for rule_id in sorted(per_rule):
         print(f"  {rule_id}: {per_rule[rule_id]} ({fixable_per_rule[rule_id]})")
-    print(f"  total: {sum(per_rule.values())}")
+    total = sum(per_rule.values())
+    print(
+        f"  total: {total} ({total / max(checked_with_tables, 1):.1f} per README with a pipe table)"
+    )
+    labelled_precision(root, reported, args.show_labelled)
     if failures:
         print(f"\n{len(failures)} invariant failure(s):")
         for x in failures:
@@ -82,6 +105,41 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print("\ncorpus-check: ok (no crash, fix idempotent, nothing fixable left after fix)")
     return 0
+
+
+def labelled_precision(root: Path, reported: set[tuple[str, int, str]], show: list[str]) -> None:
+    """Print how many labelled findings of each label perfbot still reports."""
+    labels_file, sources_file = root / "LABELS.json", root / "SOURCES.tsv"
+    if not (labels_file.is_file() and sources_file.is_file()):
+        return
+    with sources_file.open(encoding="utf-8", newline="") as fh:
+        local = {
+            (r["repo"], r["path"]): r["local_file"] for r in csv.DictReader(fh, delimiter="\t")
+        }
+    labels = json.loads(labels_file.read_text(encoding="utf-8"))
+    total: collections.Counter[str] = collections.Counter()
+    still: collections.Counter[str] = collections.Counter()
+    listed = []
+    for lab in labels:
+        key = (local.get((lab["repo"], lab["path"]), ""), lab["line"], lab["rule"])
+        total[lab["label"]] += 1
+        if key in reported:
+            still[lab["label"]] += 1
+            if lab["label"] in show:
+                listed.append(f"  {key[0]}:{key[1]}: {key[2]} [{lab['why']}] {lab['message']}")
+    print("\nlabelled precision (LABELS.json: findings of an earlier version, judged by hand):")
+    for label, goal in (
+        ("FALSE", "left, goal <= 5 %"),
+        ("TRUE", "kept, goal >= 95 %"),
+        ("DEBATABLE", "kept"),
+    ):
+        n = total[label]
+        if n:
+            print(
+                f"  {label}: {still[label]} of {n} still reported ({still[label] / n:.1%} {goal})"
+            )
+    for line in listed:
+        print(line)
 
 
 if __name__ == "__main__":
