@@ -594,3 +594,15 @@ def test_a_new_version_table_outside_the_diff_is_shown_as_a_diff():
     assert "| 0.89 | 71.91 |" in text and "| 0.91 | 70.15 |" in text
     findings = check_source(Source.from_text(text, path=PATH)).findings
     assert [f.message for f in findings if f.severity == "error"] == []
+
+
+def test_row_and_bench_notes_are_listed_inertly():
+    r = result(
+        graph_compile_s=None,
+        notes=["compile could not be measured: step 1 is not slower", "`@admin` <b>x</b>"],
+    )
+    body = plan_review(groups_for([r]), rerun=RerunConfig(), sha=SHA).body
+    notes = body.split("#### Notes\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert notes[0].startswith("- `dit-1p`: graph compile was not measured from this log")
+    assert notes[1] == ("- `dit-1p` (bench): `compile could not be measured: step 1 is not slower`")
+    assert "@admin" in notes[2] and notes[2].startswith("- `dit-1p` (bench): ``")

@@ -371,7 +371,10 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
                     "(the cell is left as it is)"
                 )
         elif g is None:
-            out.notes.append("graph compile was not measured (the log does not start at step 1)")
+            out.notes.append(
+                "graph compile was not measured from this log (the benchmark's notes say why); "
+                "the cell is left as it is"
+            )
         elif g <= 0:
             out.notes.append("graph compile not updated: the first step was not slower")
         else:

@@ -328,11 +328,11 @@ def render_summary(
     if unchanged:
         names = ", ".join(_cell(rr.name) for rr in unchanged)
         out += [f"Unchanged at two decimals: {names}.", ""]
-    noted = [(rr, n) for rr in ok for n in rr.notes]
+    noted = [f"- {_cell(rr.name)}: {n}" for rr in ok for n in rr.notes]
+    # what perfbot bench said about the measurement (results are untrusted text: shown as code)
+    noted += [f"- {_cell(rr.name)} (bench): {code(n, 300)}" for rr in ok for n in rr.result.notes]
     if noted:
-        out += ["#### Notes", ""]
-        out += [f"- {_cell(rr.name)}: {n}" for rr, n in noted]
-        out.append("")
+        out += ["#### Notes", "", *noted, ""]
 
     if blocked:
         out += ["#### Not updated", ""]
