@@ -510,7 +510,7 @@ def test_a_rerun_of_the_report_job_posts_nothing_twice(posting, tmp_path, capsys
     assert review["body"].splitlines()[-1] == (
         f"<!-- perfbot:rerun sha={pr.head_sha} results="
         + review["body"].rsplit("results=", 1)[1].split(" ")[0]
-        + " -->"
+        + " jobs=dit-1p,dit-8p -->"
     )
     assert "already reports these results" in capsys.readouterr().err
     assert [p.id for p in live_reviews(fake, pr.head_sha)] == [review["id"]]
@@ -538,6 +538,15 @@ def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting,
     # a third run on the second's results still posts nothing
     assert post(tmp_path, pr, result(s_per_step=0.95, started_at="2026-12-01T10:00:00Z")) == 0
     assert len(fake.reviews) == 2
+    # a rerun of another benchmark only (`/perfbot rerun dit-8p`) leaves dit-1p's review live
+    argv = ["--results", str(tmp_path / "only8"), "--pr", "1", "--sha", pr.head_sha]
+    write_result(result(**R8, commit=pr.head_sha), tmp_path / "only8/dit-8p.json")
+    assert report_main(argv) == 0
+    third = fake.reviews[-1]
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [second["id"], third["id"]]
+    assert third["body"].endswith(" jobs=dit-8p -->") and second["body"].endswith(
+        " jobs=dit-1p -->"
+    )
 
 
 def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp_path):
@@ -550,7 +559,7 @@ def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp
     # the results the report will read, and the marker its review will carry
     write_result(result(commit=pr.head_sha), tmp_path / "bench/dit-1p.json")
     digest = results_digest(load_results([tmp_path / "bench"]), pr.head_sha, [])
-    forged = posted_marker(pr.head_sha, digest)
+    forged = posted_marker(pr.head_sha, digest, ["dit-1p"])
     # someone else writes that marker in a review of their own
     fake.add_token("ghp_mallory", login="mallory")
     api(fake, "ghp_mallory").create_review(
@@ -563,14 +572,14 @@ def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp
     )
     assert post(tmp_path / "a", pr, quoting) == 1
     assert forged in fake.reviews[-1]["body"]
-    # neither stops the report from posting its own review; mallory's review is left alone, and
-    # perfbot's earlier review (its own last line names other results) is superseded
+    # neither stops the report from posting its own review, and both are left alone (perfbot's
+    # earlier review measured another benchmark: its own last line says so)
     argv = ["--results", str(tmp_path / "bench"), "--pr", "1", "--sha", pr.head_sha]
     assert report_main(argv) == 0
     mallory, quoted, ours = fake.reviews
     assert mallory["body"].endswith(forged) and mallory["user"] == "mallory"
-    assert "**superseded**" in quoted["body"] and ours["body"].endswith(forged)
-    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [ours["id"]]
+    assert ours["body"].endswith(forged) and "superseded" not in quoted["body"]
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [quoted["id"], ours["id"]]
     # and nothing in a review is an approval for the gate (it reads conversation comments only)
     assert find_approvals(api(fake).issue_comments(1), trusted="github-actions[bot]") == []
 

@@ -54,7 +54,10 @@ MARKER = "<!-- perfbot:rerun -->"
 # only: nothing reads it to allow anything, it counts only in a review written by perfbot's own
 # account that starts with perfbot's own heading, and only as the body's very last line (after
 # every untrusted text the body quotes).
-_POSTED = re.compile(r"<!-- perfbot:rerun sha=([0-9a-f]{40}) results=([0-9a-f]{16}) -->")
+_POSTED = re.compile(
+    r"<!-- perfbot:rerun sha=([0-9a-f]{40}) results=([0-9a-f]{16}) jobs=([A-Za-z0-9._,-]*) -->"
+)
+_JOB = re.compile(r"[A-Za-z0-9._-]{1,100}")
 _SUPERSEDED = "<!-- perfbot:rerun-superseded sha={sha} results={digest} by={by} -->"
 _HEADING = "### perfbot rerun"
 TAIL_SHOWN = 30  # log lines shown per failed benchmark
@@ -548,8 +551,10 @@ def results_digest(
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def posted_marker(sha: str, digest: str) -> str:
-    return f"<!-- perfbot:rerun sha={sha.lower()} results={digest} -->"
+def posted_marker(sha: str, digest: str, jobs: Iterable[str] = ()) -> str:
+    """The last line of a rerun review: the commit, the results digest and the benchmarks."""
+    names = ",".join(sorted({j for j in jobs if _JOB.fullmatch(j)}))
+    return f"<!-- perfbot:rerun sha={sha.lower()} results={digest} jobs={names} -->"
 
 
 def with_marker(body: str, marker: str) -> str:
@@ -568,6 +573,7 @@ class Posted:
     sha: str
     digest: str
     url: str
+    jobs: frozenset[str] = frozenset()
 
 
 def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Posted]:
@@ -589,7 +595,8 @@ def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Po
             rid = int(rv.get("id"))  # type: ignore[arg-type]
         except (TypeError, ValueError):
             continue
-        out.append(Posted(rid, m[1], m[2], str(rv.get("html_url") or "")))
+        jobs = frozenset(j for j in m[3].split(",") if j)
+        out.append(Posted(rid, m[1], m[2], str(rv.get("html_url") or ""), jobs))
     return out
 
 
@@ -869,13 +876,15 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     if not (head_data or {}).get("benchmarks"):
         raise ValueError(f"`{args.config}` at `{sha[:7]}` declares no `benchmarks:`")
     digest = results_digest(results, sha, _expected(args.matrix))
-    marker = posted_marker(sha, digest)
+    jobs = {n for n, _ in _expected(args.matrix)} or {r.name for r in results}
+    marker = posted_marker(sha, digest, jobs)
     from perfbot.github.command import DEFAULT_BOT
 
     bot = args.bot_login or client.whoami() or DEFAULT_BOT
     earlier = posted_reviews(client.reviews(args.pr), bot=bot, sha=sha)
     same = [p for p in earlier if p.digest == digest]
-    older = [p for p in earlier if p.digest != digest]
+    # a review of the same commit whose benchmarks these results all measure again
+    older = [p for p in earlier if p.digest != digest and p.jobs <= jobs]
     results, more = reconcile(results, head_data["benchmarks"], args.config)
 
     def read(path: str) -> bytes | None:
