@@ -529,6 +529,7 @@ def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting,
         f"### perfbot rerun at `{pr.head_sha[:7]}`: **superseded** by [a newer review]("
         f"https://github.com/org/models/pull/1#pullrequestreview-{second['id']})"
     )
+    assert first["body"].endswith(f"by={second['id']} -->")
     assert "These results replace those of an earlier perfbot rerun" in second["body"]
     old_comments = [c for c in fake.review_comments if c["review_id"] == first["id"]]
     new_comments = [c for c in fake.review_comments if c["review_id"] == second["id"]]

@@ -567,13 +567,21 @@ def with_marker(body: str, marker: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Posted:
-    """A rerun review perfbot posted earlier: its id, node id, link, commit and results digest."""
+    """A rerun review perfbot posted earlier: its id, commit, results digest, link and
+    benchmarks."""
 
     id: int
     sha: str
     digest: str
     url: str
     jobs: frozenset[str] = frozenset()
+
+
+def _id(item: Mapping) -> int:
+    try:
+        return int(item.get("id"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0
 
 
 def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Posted]:
@@ -600,17 +608,18 @@ def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Po
     return out
 
 
-def supersede(client, repo: str, number: int, old: Posted, new_url: str, bot: str) -> None:
+def supersede(client, repo: str, number: int, old: Posted, new: Mapping, bot: str) -> None:
     """Mark an earlier rerun review of the same commit as replaced: its body becomes a note
     pointing at the new review, and its inline suggestions are emptied (so that nobody applies
     the old numbers) and hidden as outdated."""
     from perfbot.github.client import GitHubError
 
+    new_url = str(new.get("html_url") or "")
     note = (
         f"{_HEADING} at `{_short(old.sha)}`: **superseded** by "
         + (f"[a newer review]({new_url})" if new_url else "a newer review")
         + " of the same commit, with newer results. The numbers this review showed are out "
-        "of date.\n\n" + _SUPERSEDED.format(sha=old.sha, digest=old.digest, by=int(old.id))
+        "of date.\n\n" + _SUPERSEDED.format(sha=old.sha, digest=old.digest, by=_id(new))
     )
     path = f"/repos/{repo}/pulls/{int(number)}/reviews/{int(old.id)}"
     client.request("PUT", path, body={"body": note})
@@ -962,10 +971,9 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
         notes.append(f"GitHub refused the inline suggestions ({e}); here they are as diffs.")
         plan = plan_review(groups, hunks=None, notes=notes, **common)
         posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), [])
-    url = str((posted or {}).get("html_url") or "")
     for old in older:
         try:
-            supersede(client, repo, args.pr, old, url, bot)
+            supersede(client, repo, args.pr, old, posted or {}, bot)
         except GitHubError as e:  # the new review is posted; the old one just stays
             print(
                 f"perfbot report: could not mark review {old.id} superseded: {e}", file=sys.stderr
