@@ -253,6 +253,7 @@ def test_local_report_prints_the_summary_and_writes_the_readme(repo, capsys, mon
     assert report_main(argv) == 0
     out = capsys.readouterr().out
     assert "⚠️ slower" in table_row(out, "dit-1p")  # 2.5 % > the configured 2 %
+    assert "The change to make (`--write` makes it):" in out and "pull request" not in out
     assert (repo / PATH).read_text() == README  # not written without --write
     assert summary.read_text().startswith("### perfbot rerun")
     assert report_main([*argv, "--write"]) == 0

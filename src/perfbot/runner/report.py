@@ -316,7 +316,9 @@ def render_summary(
             src_of = {id(rr): s for s, rrs in groups for rr in rrs}
             out += [
                 "These rows get no suggestion (one can only sit on a line of the pull "
-                "request's diff, at the measured commit); the change to make:",
+                "request's diff, at the measured commit); the change to make:"
+                if sha
+                else "The change to make (`--write` makes it):",
                 "",
             ]
             for rr in here:
