@@ -423,3 +423,22 @@ def test_untrusted_environment_values_never_reach_the_readme():
     assert "@admin" not in new
     # the text right under the old table stays apart from the new table
     assert "| 0.91 | 70.15 |\n\nNotes: medians of 200 steps.\n" in new
+
+
+def test_the_versions_table_in_another_section_is_used():
+    text = WITH_REQ.replace(
+        "| 8.0.RC2.beta1 |\n", "| 8.0.RC2.beta1 |\n| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |\n"
+    ) + (
+        "\n### Training on MindSpore 2.7.1\n\n"
+        "Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode.\n\n"
+        "| model name | cards | batch size | resolution | recompute | jit level | graph compile | s/step | img/s |\n"
+        "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"
+        "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 568.89 |\n"
+    )
+    (rr,) = refresh(src(text), [result(**on("2.7.1"))])
+    new = apply_refreshes(src(text), [rr])
+    assert new.endswith(
+        "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 568.89 |\n"
+        "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n"
+    )
+    assert new.count("mindspore 2.7.1 graph mode") == 1

@@ -6,10 +6,10 @@ Requirements row per version. When the runner's MindSpore is not a version of th
 row a benchmark measures, the old version's numbers stay as they are, and
 :func:`propose_tables` proposes instead:
 
-* the refreshed rows in a table for the runner's version: the rows of the version's existing
-  table in the same section (same header), or else a new table under the section's existing
-  ones, with the source table's header and its own sentence (the source sentence's device, and
-  ``pynative`` mode for PyNative runs);
+* the refreshed rows in a table for the runner's version: appended to the version's existing
+  table with the same header (in the same section, else the only one in the README), or else a
+  new table under the section's existing ones, with the source table's header and its own
+  sentence (the source sentence's device, and ``pynative`` mode for PyNative runs);
 * a Requirements row for that version, unless the Requirements table has one: the runner's
   measured driver, firmware and CANN (in the matrix's spelling where they agree with it), the
   matrix's values where the runner detected none, and every disagreement with the matrix said.
@@ -203,14 +203,12 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
         section = [t for t in perf if _section_key(t) == _section_key(src_table)]
         ran = normalize_mindspore(version)
         assert ran is not None
-        existing = next(
-            (
-                t
-                for t in section
-                if table_covers(t, ran) and _header_key(t) == _header_key(src_table)
-            ),
-            None,
-        )
+        # the version's own table (same header): in this section, else anywhere in the README
+        mine = [
+            t for t in perf if table_covers(t, ran) and _header_key(t) == _header_key(src_table)
+        ]
+        here = [t for t in mine if any(t is s for s in section)]
+        existing = here[0] if here else (mine[0] if len(mine) == 1 else None)
         if existing is not None:
             anchor, lines = _last_line(existing), new_rows
             titles.setdefault(anchor, []).append(
