@@ -617,3 +617,32 @@ def test_row_and_bench_notes_are_listed_inertly():
     assert notes[0].startswith("- `dit-1p`: graph compile was not measured from this log")
     assert notes[1] == ("- `dit-1p` (bench): `compile could not be measured: step 1 is not slower`")
     assert "@admin" in notes[2] and notes[2].startswith("- `dit-1p` (bench): ``")
+
+
+def test_the_marker_stays_the_last_line_of_a_body_at_githubs_limit():
+    from perfbot.github.suggest import MAX_BODY
+    from perfbot.runner.report import posted_marker, posted_reviews, with_marker
+
+    tails = [f"line {i} " + "x" * 290 for i in range(30)]
+    failed = [
+        result(name=f"b{i}", status="failed", message="exit 1", s_per_step=None, log_tail=tails)
+        for i in range(12)
+    ]
+    body = plan_review(groups_for(failed), rerun=RerunConfig(), sha=SHA).body
+    marker = posted_marker(SHA, "0123456789abcdef", [f"b{i}" for i in range(12)])
+    posted = with_marker(body, marker)
+    assert len(posted) <= MAX_BODY and posted.endswith("\n" + marker)
+    review = {"id": 7, "user": {"login": "github-actions[bot]"}, "body": posted}
+    (p,) = posted_reviews([review], bot="github-actions[bot]", sha=SHA)
+    assert p.digest == "0123456789abcdef" and len(p.jobs) == 12
+    # the same body by anyone else, or with the marker anywhere but last, is no review of ours
+    assert (
+        posted_reviews(
+            [{**review, "user": {"login": "mallory"}}], bot="github-actions[bot]", sha=SHA
+        )
+        == []
+    )
+    assert (
+        posted_reviews([{**review, "body": posted + "\nmore"}], bot="github-actions[bot]", sha=SHA)
+        == []
+    )
