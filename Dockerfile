@@ -1,16 +1,25 @@
 # perfbot as a Docker container action (action.yml: runs.using docker, image: Dockerfile).
 # The runner builds this image, mounts the workspace at /github/workspace (its working
 # directory) and runs `perfbot review ...` with the action's inputs as arguments.
+#
+# Every dependency, and the build backend, comes from requirements/action.lock with its hash
+# (pip-compile --generate-hashes; see the lock's header to regenerate it), so an action ref
+# builds the same Python packages every day. The base image is a tag: pin it by digest
+# (`FROM python:3.11-slim@sha256:...`, from `docker buildx imagetools inspect python:3.11-slim`)
+# when you publish, or use a prebuilt image (docs/github-action.md).
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PIP_ROOT_USER_ACTION=ignore
+    PIP_ROOT_USER_ACTION=ignore \
+    PIP_NO_INPUT=1
 
+COPY requirements/action.lock /opt/perfbot/requirements/action.lock
+RUN pip install --no-deps --require-hashes -r /opt/perfbot/requirements/action.lock
 COPY pyproject.toml README.md /opt/perfbot/
 COPY src /opt/perfbot/src
-RUN pip install "/opt/perfbot[github]" && rm -rf /opt/perfbot
+RUN pip install --no-deps --no-build-isolation --no-index /opt/perfbot && rm -rf /opt/perfbot
 
 ENTRYPOINT ["perfbot"]

@@ -392,6 +392,7 @@ class Pull:
     body: str = ""
     state: str = "open"
     draft: bool = False
+    head_repo_deleted: bool = False  # the fork was deleted: GitHub then shows `head.repo` null
     shas: list[str] = field(default_factory=list)
     snapshots: dict[str, list[PRFile]] = field(default_factory=dict)
 
@@ -1323,7 +1324,7 @@ class GitHubFake:
                 "ref": p.head_ref,
                 "sha": p.head_sha,
                 "user": self._user_json(head.owner),
-                "repo": self._repo_json(head),
+                "repo": None if p.head_repo_deleted else self._repo_json(head),
             },
             "base": {
                 "label": f"{base.owner}:{p.base_ref}",

@@ -142,7 +142,8 @@ def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, 
     monkeypatch.setattr(Client, "write_interval", None)
     for k, v in fake.env().items():
         monkeypatch.setenv(k, v)
-    fake.set_contents("main", ".perfbot.yml", "rerun: {slower_threshold: 0.05, noisy_cv: 0.05}\n")
+    fake.set_contents("main", ".perfbot.yml", "rerun: {slower_threshold: 0.05, noisy_cv: 0.05, "
+                      "runners: [[self-hosted, ascend], [self-hosted, ascend, 8p]]}\n")  # fmt: skip
     fake.set_permission("maintainer", "maintain")
     pr = fake.add_pull(
         changes={README: (BASE_README, HEAD_README)},

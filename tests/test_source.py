@@ -200,7 +200,7 @@ def test_5mb_readme_is_checked(tmp_path: Path) -> None:
     section = (
         "## Performance {i}\n\n"
         "Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
-        '<div align="center">\n'
+        '<div align="center">\n\n'
         "| model name | cards | batch size | resolution | jit level | graph compile "
         "| s/step | img/s |\n"
         "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"

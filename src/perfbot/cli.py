@@ -86,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("check", help="report findings")
     _lint_options(p)
+    p.add_argument(
+        "--explain-tables",
+        action="store_true",
+        help="print what perfbot recognised each table as (kind, why, column meanings) instead "
+        "of findings",
+    )
 
     p = sub.add_parser("fix", help="apply the fixes in place")
     _lint_options(p)
@@ -445,10 +451,27 @@ def _map_checks(jobs: list) -> Iterator:
         yield from pool.map(_check_one, jobs, chunksize=chunk)
 
 
+def _explain_tables(run: _Runner) -> int:
+    from .context import Context
+    from .recognise import explain
+
+    for src, config, _decision in run.sources():
+        ctx = Context(src, config)
+        lines = explain(ctx.recognition)
+        print(f"{src.path}: {len(ctx.recognition)} table(s)")
+        for line in lines:
+            print(f"  {line}")
+    for e in run.errors:
+        print(e, file=sys.stderr)
+    return 2 if run.errors else 0
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from .source import FileError
 
     run = _Runner(args)
+    if getattr(args, "explain_tables", False):
+        return _explain_tables(run)
     results = []
     for got, notes in _map_checks(list(run.jobs())):
         if isinstance(got, FileError):

@@ -86,11 +86,40 @@ class ReviewConfig(_Strict):
     max_comments: int = Field(50, ge=0)
 
 
+RUNNER_LABEL = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+DEFAULT_RUNNERS: tuple[tuple[str, ...], ...] = (("self-hosted", "ascend"),)
+
+
 class RerunConfig(_Strict):
+    """``rerun:``. perfbot's gate reads it from the repository's default branch only."""
+
     min_permission: Literal["read", "triage", "write", "maintain", "admin"] = "write"
-    slower_threshold: float = Field(0.05, ge=0)
-    noisy_cv: float = Field(0.05, ge=0)
+    slower_threshold: float = Field(0.05, ge=0, allow_inf_nan=False)
+    noisy_cv: float = Field(0.05, ge=0, allow_inf_nan=False)
     push: bool = False
+    # The runner label sets a benchmark's `runs_on` may name (compared as sets, ignoring case);
+    # any other set is refused, so a pull request cannot reach other runners of the repository.
+    runners: list[list[str]] = Field(
+        default_factory=lambda: [list(r) for r in DEFAULT_RUNNERS], max_length=100
+    )
+
+    @field_validator("runners")
+    @classmethod
+    def _label_sets(cls, v: list[list[str]]) -> list[list[str]]:
+        for labels in v:
+            if not labels or len(labels) > 20:
+                raise ValueError("each entry is a list of 1 to 20 runner labels")
+            for label in labels:
+                if not RUNNER_LABEL.fullmatch(label):
+                    raise ValueError(
+                        f"{label[:40]!r} is not a runner label (letters, digits, `.`, `_`, `-`)"
+                    )
+        return v
+
+    def allows_runner(self, labels: list[str] | tuple[str, ...]) -> bool:
+        """Whether a benchmark may run on ``labels``: exactly one of the allowed label sets."""
+        want = {x.lower() for x in labels}
+        return any(want == {x.lower() for x in allowed} for allowed in self.runners)
 
 
 class Config(_Strict):
@@ -176,6 +205,80 @@ def _describe(e: ValidationError) -> str:
             msg = "unknown key"
         parts.append(f"{loc}: {msg}")
     return "; ".join(parts)
+
+
+# A .perfbot.yml is a few hundred bytes; anything near these limits is hostile or a mistake.
+MAX_CONFIG_BYTES = 256 * 1024
+MAX_CONFIG_DEPTH = 32
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader without anchors and aliases (no "billion laughs": a document is never
+    larger than its text) and with a nesting limit (no RecursionError in the composer)."""
+
+    def __init__(self, stream: str, source_name: str):
+        super().__init__(stream)
+        self._source_name = source_name
+        self._depth = 0
+
+    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            raise ConfigError(
+                f"{self._source_name}: YAML anchors and aliases (&name, *name) are not "
+                f"allowed{_at(event)}; write the values out"
+            )
+        self._depth += 1
+        try:
+            if self._depth > MAX_CONFIG_DEPTH:
+                raise ConfigError(
+                    f"{self._source_name}: nested more than {MAX_CONFIG_DEPTH} levels deep"
+                    f"{_at(event)}"
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _at(event: Any) -> str:
+    mark = getattr(event, "start_mark", None)
+    return f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+
+
+def load_yaml_bounded(text: str | bytes, source_name: str) -> Any:
+    """Parse untrusted YAML (a ``.perfbot.yml`` from a pull request, a branch, a checkout).
+
+    At most :data:`MAX_CONFIG_BYTES`, UTF-8 (a BOM is allowed), no anchors or aliases, at most
+    :data:`MAX_CONFIG_DEPTH` levels of nesting, safe tags only. Every problem, whatever PyYAML or
+    Python raises inside, is a :class:`ConfigError` whose message starts with ``source_name``;
+    nothing else escapes. Returns the plain data (``None`` for an empty document).
+    """
+    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{source_name}: {size} bytes; a config file may be at most {MAX_CONFIG_BYTES} bytes"
+        )
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise ConfigError(
+                f"{source_name}: not UTF-8 (byte 0x{text[e.start]:02x} at offset {e.start})"
+            ) from None
+    text = text.removeprefix("\ufeff")
+    loader = _BoundedLoader(text, source_name)
+    try:
+        return loader.get_single_data()
+    except ConfigError:
+        raise
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{source_name}: not valid YAML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{source_name}: nested too deeply") from None
+    except Exception as e:  # e.g. ValueError: an int of more than 4300 digits
+        raise ConfigError(f"{source_name}: not a usable YAML value: {e}") from None
+    finally:
+        loader.dispose()
 
 
 def load_config(path: str | Path) -> Config:

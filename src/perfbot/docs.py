@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .registry import Rule
 
-# Where the rendered page is published; SARIF ``helpUri``s point into it.
-RULES_URL = "https://github.com/mindspore-lab/perfbot/blob/main/docs/rules.md"
+# Where the rendered page is published; SARIF ``helpUri``s point into it. OWNER is a placeholder,
+# the same as in the docs and example workflows: the GitHub account perfbot is published from.
+REPOSITORY = "OWNER/perfbot"
+RULES_URL = f"https://github.com/{REPOSITORY}/blob/main/docs/rules.md"
 
 _SECTION = re.compile(r"^([A-Z][A-Za-z ]*):$")
 _CODE_SECTIONS = ("Example", "Use instead")

@@ -67,7 +67,7 @@ def test_inputs_and_outputs_are_in_the_docs():
     for name in [*ACTION["inputs"], *ACTION["outputs"]]:
         assert f"`{name}`" in docs, name
     readme = (ROOT / "README.md").read_text()
-    assert "uses: org/perfbot@v1" in readme and "docs/github-action.md" in readme
+    assert "uses: OWNER/perfbot@PERFBOT_SHA" in readme and "docs/github-action.md" in readme
 
 
 def test_dockerfile_is_small_and_conventional():
@@ -75,11 +75,14 @@ def test_dockerfile_is_small_and_conventional():
     lines = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
     assert lines[0].startswith("FROM python:3.11-slim")
     assert 'ENTRYPOINT ["perfbot"]' in lines
-    assert any(re.search(r"pip install .*\[github\]", ln) for ln in lines)
+    # dependencies only from the hashed lock file, then perfbot itself without resolving anything
+    assert any("pip install --no-deps --require-hashes -r" in ln and "action.lock" in ln
+               for ln in lines)  # fmt: skip
+    assert any("pip install --no-deps --no-build-isolation --no-index" in ln for ln in lines)
     # GitHub runs Docker actions as root in /github/workspace: no USER or WORKDIR
     assert not any(ln.split()[0] in ("USER", "WORKDIR") for ln in lines)
     ignore = (ROOT / ".dockerignore").read_text().splitlines()
-    for needed in ("!pyproject.toml", "!README.md", "!src/"):
+    for needed in ("!pyproject.toml", "!README.md", "!src/", "!requirements/action.lock"):
         assert needed in ignore
     for copied in re.findall(r"^COPY (.+) \S+$", text, re.MULTILINE):
         for path in copied.split():
@@ -137,28 +140,29 @@ def test_the_entrypoint_with_every_input(gh, action, tmp_path):
 )
 def test_example_workflows_parse(name):
     wf = yaml.safe_load((WORKFLOWS / name).read_text())
-    assert wf["jobs"] and wf["permissions"]
+    assert wf["jobs"] and wf["permissions"] == {}  # each job asks for what it needs
+    perms = {k: v for job in wf["jobs"].values() for k, v in job["permissions"].items()}
     on = wf[True]  # YAML reads the key `on` as true
     steps = [s for job in wf["jobs"].values() for s in job["steps"]]
     uses = [s.get("uses", "") for s in steps]
     if name == "perfbot.yml":
-        assert "pull_request" in on and wf["permissions"]["pull-requests"] == "write"
+        assert "pull_request" in on and perms["pull-requests"] == "write"
         checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
         assert checkout["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
-        assert "org/perfbot@v1" in uses
+        assert "OWNER/perfbot@PERFBOT_SHA" in uses
     elif name == "perfbot-fork-check.yml":
         assert "pull_request" in on and "pull_request_target" not in on
-        step = next(s for s in steps if s.get("uses") == "org/perfbot@v1")
+        step = next(s for s in steps if s.get("uses") == "OWNER/perfbot@PERFBOT_SHA")
         assert step["with"]["findings-out"] == "perfbot-findings.json"
         assert any(u.startswith("actions/upload-artifact") for u in uses)
     elif name == "perfbot-fork-post.yml":
         assert on["workflow_run"]["workflows"] == ["perfbot check"]
         assert not any(u.startswith("actions/checkout") for u in uses)  # nothing from the fork
-        step = next(s for s in steps if s.get("uses") == "org/perfbot@v1")
+        step = next(s for s in steps if s.get("uses") == "OWNER/perfbot@PERFBOT_SHA")
         assert step["with"]["findings"].endswith("perfbot-findings.json")
         assert any(u.startswith("actions/download-artifact") for u in uses)
     else:
-        assert wf["permissions"]["security-events"] == "write"
+        assert perms["security-events"] == "write"
         assert any("--format sarif" in s.get("run", "") for s in steps)
         assert any(u.startswith("github/codeql-action/upload-sarif") for u in uses)
 

@@ -35,6 +35,7 @@ def rerun(*targets, **options):
         ("/perfbot rerun dit dit", rerun("dit")),
         ("/PerfBot ReRun YOLOv8", rerun("YOLOv8")),
         ("\n\n  /perfbot rerun dit\nplease, and thanks", rerun("dit")),
+        ("   /perfbot rerun dit", rerun("dit")),  # up to three spaces: still a paragraph
         ("/perfbot rerun dit\r\n@someone see above", rerun("dit")),
         ("/perfbot help", Help()),
         ("/perfbot", Help()),
@@ -63,6 +64,9 @@ def test_valid_commands(body, want):
         "/perfbots rerun",
         "perfbot rerun",
         "\u200b\n/perfbot rerun",  # an invisible first line is not blank
+        "    /perfbot rerun dit",  # four spaces: GitHub shows an indented code block
+        "\t/perfbot rerun dit",  # a tab indents a code block too
+        "  \t/perfbot rerun dit",
     ],
 )
 def test_not_addressed_to_perfbot(body):
@@ -133,6 +137,8 @@ def test_hostile_or_malformed_input_is_refused(body):
         ("/perfbot rеrun dit", "U+0435"),
         ("／ｐｅｒｆｂｏｔ rerun", "U+FF0F FULLWIDTH SOLIDUS"),  # NFKC makes it /perfbot
         ("/perf\u200bbot rerun", "U+200B ZERO WIDTH SPACE"),
+        ("/perfbot\u200brerun dit", "U+200B ZERO WIDTH SPACE"),  # was silently ignored
+        ("/perfbot\u2060ok-to-test", "U+2060 WORD JOINER"),
         ("/perfbot\u00a0rerun", "U+00A0 NO-BREAK SPACE"),
         ("/perfbot rerun dit\u202eexe.md", "U+202E RIGHT-TO-LEFT OVERRIDE"),
         ("/perfbot rerun dіt", "U+0456"),  # Cyrillic i in a target

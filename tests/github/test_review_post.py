@@ -195,3 +195,27 @@ def test_the_findings_file_is_required_and_must_exist(gh, action, fork_pr, tmp_p
 def test_post_with_fail_on(gh, action, fork_pr, findings):
     r = post(action, fork_pr, findings, extra=["--fail-on", "error"])
     assert r.rc == 1 and len(gh.reviews) == 1
+
+
+def test_a_pull_request_whose_fork_was_deleted_gets_nothing_from_another_forks_run(
+    gh, action, tmp_path
+):
+    """The victim's fork is gone (`head.repo` null); mallory opens her own pull request at the
+    same commit and points her findings file at the victim's: nothing is posted there."""
+    victim = gh.add_pull(changes={README: (None, BROKEN)}, fork="victim", head_ref="fix")
+    gh.pulls[victim.number].head_repo_deleted = True
+    mine = gh.add_pull(changes={README: (None, BROKEN)}, fork="mallory", head_sha=victim.head_sha)
+    out = tmp_path / "perfbot-findings.json"
+    assert action.run(mine, f"--findings-out={out}", token=READ).rc == 1
+    edit(out, lambda d: d.update(pull_request=victim.number))
+    r = post(action, victim, out, event=workflow_run(mine))
+    assert r.rc == 2 and "deleted" in r.err
+    assert gh.reviews == [] and gh.review_comments == [] and gh.issue_comments == []
+    # nor when the run does not say which repository it ran for
+    r = post(action, victim, out, event=workflow_run(mine, head_repository=None))
+    assert r.rc == 2 and gh.reviews == []
+
+
+def test_a_run_for_another_branch_of_the_same_fork_is_refused(gh, action, fork_pr, findings):
+    r = post(action, fork_pr, findings, event=workflow_run(fork_pr, head_branch="other"))
+    assert r.rc == 2 and "branch other" in r.err and gh.reviews == []

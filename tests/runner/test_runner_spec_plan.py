@@ -3,10 +3,17 @@
 import json
 
 import pytest
+import yaml
 from pydantic import ValidationError
 
 from perfbot.runner.plan import plan, plan_main, split_targets
-from perfbot.runner.spec import BenchmarkSpec, LogFormat, SpecError, load_benchmarks
+from perfbot.runner.spec import (
+    BenchmarkSpec,
+    LogFormat,
+    SpecError,
+    load_benchmarks,
+    validate_benchmarks,
+)
 
 MINIMAL = {
     "name": "dit-1p",
@@ -142,7 +149,7 @@ def test_load_benchmarks_reports_every_problem(tmp_path):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("benchmarks: [\n", "not valid YAML (line"),
+        ("benchmarks: [\n", "not valid YAML"),
         ("- 1\n", "must be a mapping"),
         ("rules: {}\n", "has no 'benchmarks:'"),
         ("benchmarks: []\n", "is empty"),
@@ -228,3 +235,40 @@ def test_plan_main_config_error(tmp_path, capsys):
     assert plan_main(["--config", str(tmp_path / "missing.yml")]) == 2
     err = capsys.readouterr().err
     assert "perfbot plan: error:" in err and "Traceback" not in err
+
+
+_ROW_BOMB = (
+    "benchmarks:\n  - name: b\n    readme: README.md\n    command: [python, t.py]\n"
+    "    cards: 1\n    batch_size: 1\n    row:\n"
+    + "".join(
+        f"      {c}: &{c} [{', '.join(['*' + p] * 9)}]\n"
+        for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+    )
+).replace("    row:\n", "    row:\n      a: &a [x, x, x, x, x, x, x, x, x]\n")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (_ROW_BOMB, "anchors and aliases"),  # 9^9 cells once expanded: spun `plan` for minutes
+        ("benchmarks: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than"),  # RecursionError
+        (b"benchmarks: [\xff]\n", "not UTF-8"),
+    ],
+)
+def test_plan_refuses_hostile_yaml_at_once(tmp_path, capsys, text, expected):
+    cfg = tmp_path / ".perfbot.yml"
+    if isinstance(text, bytes):
+        cfg.write_bytes(text)
+    else:
+        cfg.write_text(text)
+    assert plan_main(["--config", str(cfg)]) == 2
+    err = capsys.readouterr().err
+    assert expected in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("timeout", [".inf", ".nan", "21601", "7h"])
+def test_a_timeout_must_be_finite_and_at_most_six_hours(timeout):
+    spec = {"name": "b", "readme": "R.md", "row": 1, "command": ["x"], "cards": 1, "batch_size": 1}
+    with pytest.raises(SpecError, match="timeout"):
+        validate_benchmarks([{**spec, "timeout": yaml.safe_load(timeout)}])
+    assert validate_benchmarks([{**spec, "timeout": "6h"}])[0].timeout == 21600

@@ -3,7 +3,7 @@
 The grammar reads the first non-blank line of a comment and nothing else::
 
     /perfbot rerun [TARGET ...] [KEY=VALUE ...]
-    /perfbot ok-to-test [SHA]
+    /perfbot ok-to-test SHA
     /perfbot help
 
 A TARGET is a README path (or a folder holding READMEs), a model name or a benchmark name: ASCII
@@ -101,8 +101,8 @@ USAGE = (
     + "KEYs: "
     + "; ".join(f"`{k.name}=` {k.help}" for k in KEYS.values())
     + ".\n"
-    "- `/perfbot ok-to-test [SHA]`: for a pull request from a fork, allow benchmarks to run "
-    "this head commit (a new push needs a new approval).\n"
+    "- `/perfbot ok-to-test SHA`: for a pull request from a fork, allow benchmarks to run "
+    "the head commit SHA (all 40 characters; a new push needs a new approval).\n"
     "- `/perfbot help`: this message.\n"
     "\n"
     "`rerun` and `ok-to-test` need write access to the repository."
@@ -155,10 +155,11 @@ _CONFUSABLE = str.maketrans(
 )  # fmt: skip
 
 
-def _skeleton(text: str) -> str:
-    """``text`` as it looks: NFKC, invisible characters dropped, look-alikes mapped, lowercase."""
+def _skeleton(text: str, invisible: str = "") -> str:
+    """``text`` as it looks: NFKC, invisible characters dropped (or replaced by ``invisible``),
+    look-alikes mapped, lowercase."""
     t = unicodedata.normalize("NFKC", text)
-    t = "".join(c for c in t if unicodedata.category(c) not in ("Cf", "Cc", "Mn"))
+    t = "".join(c if unicodedata.category(c) not in ("Cf", "Cc", "Mn") else invisible for c in t)
     return t.translate(_CONFUSABLE).lower()
 
 
@@ -171,12 +172,22 @@ def first_line(body: str | None) -> str:
 
 
 def _addressed(line: str) -> bool:
-    """Whether ``line`` starts with ``/perfbot`` as a word, even disguised."""
-    head = _skeleton(line[:64]).lstrip()
-    if not head.startswith(PREFIX):
+    """Whether ``line`` starts with ``/perfbot`` as a word, even disguised.
+
+    At most three leading spaces and no tab, as in CommonMark: a line indented further is shown
+    as code, so it is not a command. An invisible character right after ``/perfbot`` still
+    addresses perfbot (and is then refused by name), rather than being silently ignored."""
+    indent = len(line) - len(line.lstrip(" \t"))
+    if indent > 3 or "\t" in line[:indent]:
         return False
-    rest = head[len(PREFIX) :]
-    return not rest or not (rest[0].isalnum() or rest[0] in "_-.")
+    for head in (_skeleton(line[:64]), _skeleton(line[:64], invisible=" ")):
+        head = head.lstrip()
+        if not head.startswith(PREFIX):
+            continue
+        rest = head[len(PREFIX) :]
+        if not rest or not (rest[0].isalnum() or rest[0] in "_-."):
+            return True
+    return False
 
 
 def code(text: str, limit: int = _QUOTE_LEN) -> str:
@@ -295,52 +306,45 @@ def _parse_rerun(args: list[str]) -> Command:
 # =================================================================================================
 
 ROLES = ("none", "read", "triage", "write", "maintain", "admin")
-DEFAULT_BOT = "github-actions[bot]"
+FORK_MIN_PERMISSION = "write"  # the least `rerun.min_permission` that may approve a fork's code
 REPLY_MARKER = "<!-- perfbot:reply -->"
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
-_APPROVAL = re.compile(
-    r"<!-- perfbot:ok-to-test sha=([0-9a-f]{40}) by=([A-Za-z0-9-]{1,39}) comment=([0-9]{1,20}) -->"
-)
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
 
 def role_at_least(role: str, minimum: str) -> bool:
     """Whether a collaborator ``role`` is ``minimum`` or more (an unknown role never is)."""
-    return role in ROLES and ROLES.index(role) >= ROLES.index(minimum)
+    return role in ROLES and minimum in ROLES and ROLES.index(role) >= ROLES.index(minimum)
 
 
-def approval_marker(sha: str, by: str, comment_id: int) -> str:
-    """The hidden record of a `/perfbot ok-to-test`: which commit, who, in which comment."""
-    return f"<!-- perfbot:ok-to-test sha={sha} by={by} comment={int(comment_id)} -->"
+def _is_bot(comment: Mapping) -> bool:
+    user = comment.get("user") or {}
+    login = str(user.get("login") or "")
+    return user.get("type") != "User" or login.lower().endswith("[bot]")
 
 
 @dataclass(frozen=True, slots=True)
 class Approval:
     sha: str
     by: str
-    comment_id: int  # the maintainer's `/perfbot ok-to-test` comment
+    comment_id: int  # the approver's own `/perfbot ok-to-test <sha>` comment
 
 
-def find_approvals(comments: list[dict], *, trusted: str) -> list[Approval]:
-    """Approvals recorded in ``trusted``'s (perfbot's) comments, newest first.
+def ok_to_test_comments(comments: list[dict]) -> list[Approval]:
+    """The `/perfbot ok-to-test <full sha>` comments written by people, newest first.
 
-    A marker counts only in a comment written by ``trusted``, and only when the comment it
-    names is still there, was written by the approver, and is a `/perfbot ok-to-test` for that
-    commit (any other text that a bot might echo cannot approve anything)."""
-    by_id = {c.get("id"): c for c in comments}
+    Only the first line of a person's comment counts, parsed by the same grammar as the command
+    itself; a comment by a bot (perfbot's own replies, reviews and summaries included) never
+    approves anything, whatever it quotes. Whether the author may approve is checked by the
+    caller, at the time of the `/perfbot rerun`."""
     out: list[Approval] = []
     for c in reversed(comments):
-        if ((c.get("user") or {}).get("login") or "").lower() != trusted.lower():
+        if _is_bot(c):
             continue
-        for sha, by, cid in _APPROVAL.findall(c.get("body") or ""):
-            source = by_id.get(int(cid))
-            if source is None:
-                continue
-            if ((source.get("user") or {}).get("login") or "").lower() != by.lower():
-                continue
-            cmd = parse_comment(source.get("body"))
-            if not isinstance(cmd, OkToTest) or (cmd.sha and not sha.startswith(cmd.sha)):
-                continue
-            out.append(Approval(sha, by, int(cid)))
+        cmd = parse_comment(c.get("body"))
+        if isinstance(cmd, OkToTest) and cmd.sha and _FULL_SHA.fullmatch(cmd.sha):
+            login = str((c.get("user") or {}).get("login") or "")
+            out.append(Approval(cmd.sha, login, int(c.get("id") or 0)))
     return out
 
 
@@ -401,17 +405,13 @@ class _Run:
         self.reply(text)
 
 
-def _text_of(data: bytes, what: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ValueError(f"{what} is not UTF-8") from None
-
-
 def read_repo_config(client: Client, path: str, ref: str) -> tuple[dict | None, str | None]:
-    """``.perfbot.yml`` at ``ref`` as a mapping (None when absent), or a problem for the user."""
-    import yaml
+    """``.perfbot.yml`` at ``ref`` as a mapping (None when absent), or a problem for the user.
 
+    The text is untrusted (a pull request's head, or a branch its author made): it goes through
+    :func:`perfbot.config.load_yaml_bounded` (a size cap, no anchors or aliases, a nesting
+    limit), so no file can make the gate spin, balloon or crash."""
+    from perfbot.config import ConfigError, load_yaml_bounded
     from perfbot.github.client import GitHubError
 
     try:
@@ -419,16 +419,28 @@ def read_repo_config(client: Client, path: str, ref: str) -> tuple[dict | None, 
     except GitHubError as e:
         if e.status == 404:
             return None, None
+        if e.status == 413:
+            return None, f"`{path}` is too large"
         raise
     try:
-        parsed = yaml.safe_load(_text_of(data, path))
-    except (ValueError, yaml.YAMLError) as e:
-        return None, f"`{path}` is not valid YAML: {str(e).splitlines()[0]}"
+        parsed = load_yaml_bounded(data, path)
+    except ConfigError as e:
+        first = str(e).splitlines()[0].removeprefix(f"{path}: ")
+        return None, f"`{path}` cannot be used: {code(first, 200)}"
     if parsed is None:
         return {}, None
     if not isinstance(parsed, dict):
         return None, f"`{path}` must be a mapping of settings"
     return parsed, None
+
+
+def default_branch(pull: Mapping, payload: Mapping) -> str:
+    """The repository's default branch, from GitHub's own answer about the pull request (its
+    base repository) or else the event: never a branch the pull request's author picked."""
+    repo = ((pull.get("base") or {}).get("repo") or {}).get("default_branch")
+    if not repo:
+        repo = (payload.get("repository") or {}).get("default_branch")
+    return str(repo or "")
 
 
 def rerun_policy(data: Mapping | None, path: str):  # -> perfbot.config.RerunConfig
@@ -483,13 +495,12 @@ def _command_parser():
         "--config",
         default=".perfbot.yml",
         help="path of the config in the repository: benchmarks are read at the pull request's "
-        "head, the rerun: policy at its base branch (default .perfbot.yml)",
+        "head, the rerun: policy (min_permission, runners) at the repository's default branch "
+        "(default .perfbot.yml)",
     )
-    p.add_argument(
-        "--bot-login",
-        help="login perfbot's own comments are written by (default: the token's, else "
-        f"{DEFAULT_BOT}); only its comments can record an ok-to-test",
-    )
+    # Accepted so that old workflows keep working; approvals are no longer read from any bot's
+    # comments, so there is nothing left to configure.
+    p.add_argument("--bot-login", help=argparse.SUPPRESS)
     return p
 
 
@@ -548,13 +559,12 @@ def command_main(argv: list[str]) -> int:
     return 0
 
 
-def _handle(run: _Run, cmd: Command, args, env) -> None:
-    import json
-    import posixpath
+def _approve_hint(head: str) -> str:
+    return f"`/perfbot ok-to-test {head}`"
 
+
+def _handle(run: _Run, cmd: Command, args, env) -> None:
     from perfbot.github.event import PullRequestInfo
-    from perfbot.runner.plan import plan
-    from perfbot.runner.spec import SpecError, validate_benchmarks
 
     client = run.client
     if isinstance(cmd, Invalid):
@@ -567,14 +577,28 @@ def _handle(run: _Run, cmd: Command, args, env) -> None:
 
     pull = client.pull(run.number)
     info = PullRequestInfo.from_api(pull, env.repository or "")
-    base_data, problem = read_repo_config(client, args.config, info.base_ref or info.base_sha)
+    # The policy (who may ask, which runners) is the default branch's, as the workflow itself
+    # is: never the pull request's head, nor its base, which its author chooses.
+    branch = default_branch(pull, env.payload)
+    if not branch:
+        run.refuse("GitHub did not say which branch is the repository's default branch")
+        return
+    policy_data, problem = read_repo_config(client, args.config, branch)
     if problem:
-        run.refuse(f"the base branch's {problem}")
+        run.refuse(f"the default branch's {problem}")
         return
     try:
-        policy = rerun_policy(base_data, args.config)
+        policy = rerun_policy(policy_data, args.config)
     except ValueError as e:
-        run.refuse(f"the base branch's {e}")
+        run.refuse(f"the default branch's {e}")
+        return
+    if info.fork and not role_at_least(policy.min_permission, FORK_MIN_PERMISSION):
+        run.refuse(
+            f"`rerun.min_permission: {policy.min_permission}` (on the default branch `{branch}`) "
+            "would let people without write access approve and run code from forks on the "
+            f"Ascend runners; for pull requests from forks it must be `{FORK_MIN_PERMISSION}` "
+            "or more"
+        )
         return
     role = client.permission(run.login)
     what = "`/perfbot ok-to-test`" if isinstance(cmd, OkToTest) else "`/perfbot rerun`"
@@ -588,56 +612,142 @@ def _handle(run: _Run, cmd: Command, args, env) -> None:
         run.refuse("the pull request is not open")
         return
     head = info.head_sha.lower()
-
-    if isinstance(cmd, OkToTest):
-        if not info.fork:
-            run.react("eyes")
-            run.reply(
-                "no approval needed: this pull request's branch is in this repository, so "
-                "`/perfbot rerun` runs it for anyone with write access."
-            )
-            return
-        if cmd.sha and not head.startswith(cmd.sha):
-            run.refuse(
-                f"the head of this pull request is now `{head[:12]}`, not `{cmd.sha[:12]}`: "
-                "look at the new commits, then approve the new head"
-            )
-            return
-        run.react("eyes")
-        run.reply(
-            f"✅ `{run.login}` allowed benchmarks to run on commit `{head[:12]}` of this pull "
-            "request. Comment `/perfbot rerun` to start them. A new push needs a new "
-            f"`/perfbot ok-to-test`.\n\n{approval_marker(head, run.login, run.comment_id)}"
-        )
+    if not _FULL_SHA.fullmatch(head):
+        run.refuse("GitHub did not give the pull request's head commit")
         return
 
+    if isinstance(cmd, OkToTest):
+        _ok_to_test(run, cmd, info, head, branch, policy_data, policy, args)
+        return
     assert isinstance(cmd, Rerun)
-    if info.fork:
-        trusted = args.bot_login or client.whoami() or DEFAULT_BOT
-        approvals = find_approvals(client.issue_comments(run.number), trusted=trusted)
-        valid = None
-        for a in approvals:
-            if a.sha != head:
-                continue
-            approver_role = client.permission(a.by)
-            if role_at_least(approver_role, policy.min_permission):
-                valid = a
-                break
-        if valid is None:
-            older = [a for a in approvals if a.sha != head]
-            why = (
-                "this pull request comes from a fork, so its code runs on the Ascend runners "
-                f"only after someone with `{policy.min_permission}` access has read it and "
-                f"commented `/perfbot ok-to-test {head[:12]}`"
-            )
-            if older:
-                why += (
-                    f" (the approval of `{older[0].sha[:12]}` does not cover the commits pushed "
-                    "since)"
-                )
-            run.refuse(why)
-            return
+    if info.fork and not _approved(run, head, policy):
+        return
+    _rerun(run, cmd, head, policy, args)
 
+
+def _ok_to_test(run: _Run, cmd: OkToTest, info, head: str, branch, policy_data, policy, args):
+    if not info.fork:
+        run.react("eyes")
+        run.reply(
+            "no approval needed: this pull request's branch is in this repository, so "
+            "`/perfbot rerun` runs it for anyone with the permission."
+        )
+        return
+    if cmd.sha is None or len(cmd.sha) < 40:
+        given = "no commit" if cmd.sha is None else f"only `{cmd.sha}`"
+        run.refuse(
+            f"an approval must name the full 40-character commit it approves, and this names "
+            f"{given} (a push, or a commit made to share a short prefix, could take its place). "
+            f"The head of this pull request is now `{head}`: if that is the commit you have "
+            f"read, comment\n\n```\n/perfbot ok-to-test {head}\n```"
+        )
+        return
+    if cmd.sha != head:
+        run.refuse(
+            f"the head of this pull request is now `{head}`, not `{cmd.sha}`: look at the new "
+            f"commits, then approve the new head with {_approve_hint(head)}"
+        )
+        return
+    run.react("eyes")
+    run.reply(
+        f"✅ `{run.login}` approved commit `{head}` of this pull request: someone with "
+        f"`{policy.min_permission}` access may now comment `/perfbot rerun` to measure it, for as "
+        "long as the approver keeps that access. A new push needs a new approval.\n\n"
+        + _what_would_run(run, head, branch, policy_data, policy, args)
+    )
+
+
+def _approved(run: _Run, head: str, policy) -> bool:
+    """Whether a person who still has the permission approved exactly ``head``; refuses if not."""
+    client = run.client
+    roles: dict[str, str] = {}
+    others: list[str] = []
+    for a in ok_to_test_comments(client.issue_comments(run.number)):
+        if a.sha != head:
+            if a.sha not in others:
+                others.append(a.sha)
+            continue
+        key = a.by.lower()
+        if key not in roles:
+            roles[key] = client.permission(a.by)
+        role = roles[key]
+        if role_at_least(role, policy.min_permission) and role_at_least(role, FORK_MIN_PERMISSION):
+            _log(f"approved by {a.by} ({role}) in comment {a.comment_id}")
+            return True
+    why = (
+        "this pull request comes from a fork, so its code runs on the Ascend runners only after "
+        f"someone with `{policy.min_permission}` access has read it and commented "
+        f"{_approve_hint(head)}"
+    )
+    if others:
+        why += f" (the approval of `{others[0][:12]}` does not cover the commits pushed since)"
+    run.refuse(why)
+    return False
+
+
+def _bench_summary(spec) -> tuple:
+    return (tuple(spec.command), spec.workdir, tuple(sorted(spec.env.items())),
+            tuple(sorted(x.lower() for x in spec.runs_on)))  # fmt: skip
+
+
+def _what_would_run(run: _Run, head: str, branch: str, policy_data, policy, args) -> str:
+    """What an approval lets run: the head's benchmarks whose command, folder, environment or
+    runner labels differ from the default branch's (all shown as code, never as Markdown)."""
+    import shlex
+
+    from perfbot.runner.spec import SpecError, validate_benchmarks
+
+    data, problem = read_repo_config(run.client, args.config, head)
+    if problem:
+        return f"Note: at this commit {problem}, so `/perfbot rerun` will refuse it."
+    try:
+        specs = validate_benchmarks((data or {}).get("benchmarks"), source=args.config)
+    except SpecError:
+        return (
+            f"Note: `{args.config}` at this commit has problems: `/perfbot rerun` will say which."
+        )
+    try:
+        known = {
+            s.name: _bench_summary(s)
+            for s in validate_benchmarks((policy_data or {}).get("benchmarks"), source=args.config)
+        }
+    except SpecError:
+        known = {}  # fmt: skip
+    changed = [s for s in specs if known.get(s.name) != _bench_summary(s)]
+    if not changed:
+        return (
+            f"Its {len(specs)} benchmark(s) run the same commands on the same runners as on the "
+            f"default branch `{branch}`."
+        )
+    lines = [
+        f"Benchmarks new or changed since the default branch `{branch}` "
+        f"({len(changed)} of {len(specs)}):",
+        "",
+    ]
+    for s in changed[:30]:
+        cmd = " ".join(shlex.quote(a) for a in s.command)
+        flag = "" if policy.allows_runner(s.runs_on) else " ⚠️ not in `rerun.runners`: refused"
+        extra = f", in {code(s.workdir, 100)}" if s.workdir not in ("", ".") else ""
+        if s.env:
+            env = " ".join(f"{k}={v}" for k, v in s.env.items())
+            extra += f", env {code(env, 200)}"
+        lines.append(
+            f"- {code(s.name, 100)}{' (new)' if s.name not in known else ''}: "
+            f"{code(cmd, 300)}{extra}, on {code(', '.join(s.runs_on), 200)}{flag}"
+        )
+    if len(changed) > 30:
+        lines.append(f"- … and {len(changed) - 30} more")
+    return "\n".join(lines)
+
+
+def _rerun(run: _Run, cmd: Rerun, head: str, policy, args) -> None:
+    import json
+    import posixpath
+
+    from perfbot.runner.plan import plan
+    from perfbot.runner.spec import SpecError, validate_benchmarks
+
+    client = run.client
     data, problem = read_repo_config(client, args.config, head)
     if problem:
         run.refuse(problem)
@@ -677,6 +787,19 @@ def _handle(run: _Run, cmd: Command, args, env) -> None:
             + (f" with {code(keys)}" if keys else "")
             + "; the benchmarks are "
             + ", ".join(code(s.name) for s in specs[:30])
+        )
+        return
+    outside = [s for s in chosen if not policy.allows_runner(s.runs_on)]
+    if outside:
+        allowed = "; ".join(code(", ".join(r), 200) for r in policy.runners[:20]) or "none"
+        run.refuse(
+            "these benchmarks ask for runners that `rerun.runners` on the default branch does "
+            "not list: "
+            + ", ".join(
+                f"{code(s.name)} on {code(', '.join(s.runs_on), 200)}" for s in outside[:20]
+            )
+            + f". The allowed label sets are: {allowed}. A maintainer adds a label set there "
+            "(on the default branch) before a benchmark may use it."
         )
         return
     run.react("eyes")

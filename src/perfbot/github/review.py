@@ -536,11 +536,24 @@ def _post(args: argparse.Namespace) -> int:
         pull = run.client.pull(data.pull_request)
         pr = PullRequestInfo.from_api(pull, run.repo)
         if wr is not None:
-            head_repo = (wr.get("head_repository") or {}).get("full_name")
-            if head_repo and pr.head_repo and head_repo.lower() != pr.head_repo.lower():
+            head_repo = str((wr.get("head_repository") or {}).get("full_name") or "")
+            if not pr.head_repo:
+                raise _Fatal(
+                    f"the fork of pull request #{pr.number} was deleted, so nothing shows that "
+                    "the run that wrote the findings file ran for it; nothing posted"
+                )
+            if not head_repo:
+                raise _Fatal("the workflow run does not say which repository it ran for")
+            if head_repo.lower() != pr.head_repo.lower():
                 raise _Fatal(
                     f"pull request #{pr.number} comes from {pr.head_repo}, but the run that wrote "
                     f"the findings file ran for {head_repo}; nothing posted"
+                )
+            branch = wr.get("head_branch")
+            if branch is not None and pr.head_ref and str(branch) != pr.head_ref:
+                raise _Fatal(
+                    f"pull request #{pr.number} comes from branch {pr.head_ref}, but the run that "
+                    f"wrote the findings file ran for branch {branch}; nothing posted"
                 )
         moved = ""
         if pull.get("state") != "open":

@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine import Context
+from ..context import Context
 from ..fix import Edit, Fix
-from ..model import Table
+from ..model import Cell, Table
 from ..registry import Issue, rule
+from ..spec import header_parts
 from ._util import q, reorder_line
+
+
+def _rename(cell: Cell, name: str) -> Edit:
+    """Rename a header cell, keeping its emphasis and footnote marks (`**Model**` ->
+    `**model name**`, `precision*` keeps its `*`)."""
+    pre, _, post = header_parts(cell.text)
+    return Edit(cell.line, cell.start + len(pre), cell.end - len(post), name)
 
 
 def _schema_name(table: Table) -> str:
@@ -18,6 +26,9 @@ def _schema_name(table: Table) -> str:
 @rule("PB301", "header-case", severity="warning", scope="tables", fix="always")
 def header_case(ctx: Context, table: Table) -> Iterator[Issue]:
     """Header cells are written in lowercase, exactly as the guide names them.
+
+    Emphasis is not case: `**model name**` is the guide's name in bold (the guide is silent on
+    bold headers, so perfbot leaves them), and a rename keeps the cell's emphasis.
 
     Example:
         | Model Name | Cards | batch size | ...
@@ -33,8 +44,7 @@ def header_case(ctx: Context, table: Table) -> Iterator[Issue]:
             cell.line,
             f"header {q(cell.text)}: the guide writes this column in lowercase as "
             f"`{col.column.name}`",
-            Fix(f"Rename to `{col.column.name}`", (Edit(cell.line, cell.start, cell.end,
-                                                        col.column.name),)),
+            Fix(f"Rename to `{col.column.name}`", (_rename(cell, col.column.name),)),
             table=table.index,
         )  # fmt: skip
 
@@ -43,6 +53,9 @@ def header_case(ctx: Context, table: Table) -> Iterator[Issue]:
       config_keys=("aliases", "columns"))  # fmt: skip
 def header_alias(ctx: Context, table: Table) -> Iterator[Issue]:
     """A column is named by another spelling than the guide's (`bs`, `image size`, `fps` ...).
+
+    The guide's names in Chinese (`模型名称`, `卡数` ... in a README_CN.md) are not other
+    spellings: they are read as the guide's columns and not reported.
 
     Example:
         | model | bs | image size | jit_level | step time | fps |
@@ -58,7 +71,7 @@ def header_alias(ctx: Context, table: Table) -> Iterator[Issue]:
         yield Issue(
             cell.line,
             f"header {q(cell.text)}: the guide names this column `{name}`",
-            Fix(f"Rename to `{name}`", (Edit(cell.line, cell.start, cell.end, name),)),
+            Fix(f"Rename to `{name}`", (_rename(cell, name),)),
             table=table.index,
         )
 
@@ -73,7 +86,8 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
     """
-    have = {c.name for c in ctx.columns(table) if c.column is not None}
+    # a throughput or step time in another unit (`video/s`, `it/s`) is the column, unchecked
+    have = {c.name or c.slot for c in ctx.columns(table)}
     if table.kind == "requirements":
         want = list(ctx.spec.requirements_order)
         what = "a Requirements table"
@@ -100,8 +114,10 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     optional columns; then the training tail (precision, jit level, graph compile, s/step, img/s)
     or the inference tail (scheduler, steps, jit level, graph compile, s/step, img/s, psnr, ssim);
     recipe and weight come last. Requirements: mindspore, ascend driver, firmware,
-    cann toolkit/kernel. The fix moves whole columns, each cell keeping its own padding; it is
-    offered when every row has as many cells as the header.
+    cann toolkit/kernel. Throughput and step time in another unit (`tokens/s`, `video/s`,
+    `it/s`) are the tail's img/s and s/step. A table with a timing column perfbot does not
+    understand (`sample time`) is not reordered. The fix moves whole columns, each cell keeping
+    its own padding; it is offered when every row has as many cells as the header.
 
     Example:
         | model name | resolution | cards | batch size | jit level | graph compile | img/s | s/step |
@@ -109,10 +125,14 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
     """
+    rec = ctx.recognised(table)
+    if not rec.reorder:
+        return  # a timing column perfbot does not understand: it cannot know where it goes
     cols = ctx.columns(table)
-    names = [c.name for c in cols]
-    if len({n for n in names if n}) != len([n for n in names if n]):
+    known = [c.name for c in cols if c.name]
+    if len(set(known)) != len(known):
         return  # a column twice: no single right order
+    names = [c.name or c.slot for c in cols]  # `video/s`, `frames/s` both stand where img/s goes
     if table.kind == "requirements":
         order_names = ctx.spec.requirements_order
         order = sorted(
@@ -124,10 +144,11 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     if order == list(range(len(names))):
         return
     expected = " | ".join(cols[i].name or cols[i].text for i in order)
-    edits = [reorder_line(r, order) for r in table.lines]
+    lines = (rec.table or table).lines  # every row, those recognition left unchecked included
+    edits = [reorder_line(r, order) for r in lines]
     fix = None
-    if all(e is not None for e in edits) and all(len(r.cells) == len(names) for r in table.lines):
-        raws = {r.line: r.raw for r in table.lines}
+    if all(e is not None for e in edits) and all(len(r.cells) == len(names) for r in lines):
+        raws = {r.line: r.raw for r in lines}
         changed = tuple(e for e in edits if e and e.text != raws[e.line])
         fix = Fix("Reorder the columns", changed) if changed else None
     yield Issue(

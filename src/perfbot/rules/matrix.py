@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine import Context
+from ..context import Context
 from ..model import Row, Table
 from ..registry import Issue, rule
 from ..spec.versions import mindspore_versions, parse_version

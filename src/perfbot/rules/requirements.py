@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine import Context
+from ..context import Context
 from ..fix import Edit, Fix
 from ..registry import Issue, rule
 

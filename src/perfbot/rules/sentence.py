@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine import Context
+from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Sentence, Table
 from ..parse import canonical_sentence, sentence_span

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engine import Context
+from ..context import Context
+from ..fix import Edit, Fix
 from ..model import Table
 from ..registry import Issue, rule
 
@@ -72,3 +73,36 @@ def html_table(ctx: Context) -> Iterator[Issue]:
                 "guide's tables are Markdown pipe tables",
                 end_line=h.end_line,
             )
+
+
+@rule("PB603", "table-in-html", severity="error", scope="tables", fix="always")
+def table_in_html(ctx: Context, table: Table) -> Iterator[Issue]:
+    """A table directly under an HTML line (`<div align="center">`) is not rendered by GitHub.
+
+    An HTML block such as `<div align="center">` goes on until the next blank line, and
+    everything in it is raw HTML: GitHub shows the table's pipes as text. A blank line between
+    the HTML line and the table makes it a table again, still inside the `<div>`.
+
+    Example:
+        <div align="center">
+        | model name | cards | ... |
+        |:--:|:--:|:--:|
+        </div>
+
+    Use instead:
+        <div align="center">
+
+        | model name | cards | ... |
+        |:--:|:--:|:--:|
+        </div>
+    """
+    if not table.in_html:
+        return
+    yield Issue(
+        table.header.line,
+        "GitHub does not render this table: it follows an HTML line (such as "
+        '`<div align="center">`) with no blank line between them, so it shows as text; add a '
+        "blank line above the table",
+        Fix("Add a blank line above the table", (Edit.insert_before(table.header.line, [""]),)),
+        table=table.index,
+    )

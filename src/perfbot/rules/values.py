@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..engine import Context
+from ..context import Context
 from ..model import Cell, Row, Table
 from ..registry import Issue, rule
 from ..spec import Resolved

@@ -193,6 +193,19 @@ def _find_log(pattern: str, cwd: Path, since: float) -> tuple[Path | None, str]:
     return max(fresh)[1], ""
 
 
+# Variables of the Actions job that a benchmark (the pull request's code) must not get: the files
+# through which a step sets the *next* steps' environment, PATH and outputs, and the runtime
+# tokens of actions such as upload-artifact. RUNNER_TRACKING_ID stays: the runner uses it to
+# find and kill what the benchmark leaves behind when the job ends.
+_JOB_ONLY = ("GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE", "GITHUB_STEP_SUMMARY",
+             "GITHUB_TOKEN", "GH_TOKEN")  # fmt: skip
+
+
+def benchmark_env(base: Mapping[str, str]) -> dict[str, str]:
+    """``base`` without what belongs to the Actions job rather than to the benchmark."""
+    return {k: v for k, v in base.items() if k not in _JOB_ONLY and not k.startswith("ACTIONS_")}
+
+
 def run_benchmark(
     spec: BenchmarkSpec,
     *,
@@ -212,7 +225,7 @@ def run_benchmark(
     """
     base = Path(workdir)
     cwd = (base / spec.workdir).resolve()
-    proc_env = dict(os.environ if env is None else env)
+    proc_env = benchmark_env(os.environ if env is None else env)
     proc_env.setdefault("PYTHONUNBUFFERED", "1")
     proc_env["MS_COMPILER_CACHE_ENABLE"] = "0"  # measure graph compile from scratch
     proc_env.update(spec.env)

@@ -873,15 +873,18 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     from urllib.parse import quote
 
     from perfbot.github.client import GitHubError
-    from perfbot.github.command import rerun_policy
+    from perfbot.github.command import default_branch, rerun_policy
     from perfbot.github.diff import hunks_by_path
     from perfbot.github.event import PullRequestInfo
 
     repo = env.repository
     pull = client.pull(args.pr)
     info = PullRequestInfo.from_api(pull, repo)
-    base_data, _ = _repo_config(client, args.config, info.base_ref or info.base_sha, "base branch")
-    policy = rerun_policy(base_data, args.config)  # the policy is the base branch's
+    branch = default_branch(pull, env.payload)
+    if not branch:
+        raise ValueError("GitHub did not say which branch is the repository's default branch")
+    base_data, _ = _repo_config(client, args.config, branch, "default branch")
+    policy = rerun_policy(base_data, args.config)  # the policy is the default branch's
     head_data, config = _repo_config(client, args.config, sha, f"`{sha[:7]}`")
     config = config.model_copy(update={"rerun": policy})
     if not (head_data or {}).get("benchmarks"):

@@ -13,7 +13,6 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 __all__ = [
@@ -25,6 +24,7 @@ __all__ = [
     "validate_benchmarks",
 ]
 
+MAX_TIMEOUT = 6 * 3600  # seconds: the bench job's `timeout-minutes: 360` in the example workflow
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|m|min|mins|h|hr|hrs)?\s*$", re.I)
 _DURATION_UNIT = {"s": 1, "sec": 1, "secs": 1, "m": 60, "min": 60, "mins": 60, "h": 3600}
@@ -125,9 +125,12 @@ class BenchmarkSpec(BaseModel):
     timeout: float = Field(
         default=3600,
         gt=0,
+        le=MAX_TIMEOUT,
+        allow_inf_nan=False,
         description=(
             "Seconds after which the command (its whole process group) is killed and the "
-            "benchmark reports `timeout`. Also accepts `90m`, `2h`, `600s`."
+            "benchmark reports `timeout`. Also accepts `90m`, `2h`, `600s`. At most 6 hours "
+            "(the example workflow's `timeout-minutes: 360` for the job)."
         ),
     )
     log: str | None = Field(
@@ -164,7 +167,11 @@ class BenchmarkSpec(BaseModel):
     )
     runs_on: list[str] = Field(
         default_factory=lambda: ["self-hosted", "ascend"],
-        description="GitHub Actions runner labels for the CI job that runs this benchmark.",
+        description=(
+            "GitHub Actions runner labels for the CI job that runs this benchmark. "
+            "`/perfbot rerun` runs it only if this set is one of `rerun.runners` in "
+            "`.perfbot.yml` on the default branch."
+        ),
     )
     inference: bool = Field(
         default=False,
@@ -391,22 +398,23 @@ def load_benchmarks(path: str | Path) -> list[BenchmarkSpec]:
     Only the `benchmarks` key is read; the rest of the file belongs to `perfbot.config`.
     Raises `SpecError` (user-facing message) on any problem.
     """
+    from perfbot.config import MAX_CONFIG_BYTES, ConfigError, load_yaml_bounded
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8-sig")
+        with p.open("rb") as fh:
+            if not p.is_file():
+                raise SpecError(f"{p}: not a regular file")
+            raw = fh.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         raise SpecError(f"{p}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except OSError as exc:
         raise SpecError(f"{p}: cannot read: {exc}") from None
+    # the head's config is the pull request's text: no anchors/aliases, bounded size and depth
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        where = ""
-        mark = getattr(exc, "problem_mark", None)
-        if mark is not None:
-            where = f" (line {mark.line + 1}, column {mark.column + 1})"
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise SpecError(f"{p}: not valid YAML{where}: {problem}") from None
+        data = load_yaml_bounded(raw, str(p))
+    except ConfigError as exc:
+        raise SpecError(str(exc)) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):

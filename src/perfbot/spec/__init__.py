@@ -14,16 +14,50 @@ from typing import Literal
 
 import yaml
 
-How = Literal["exact", "case", "alias", "unit", "unknown"]
+How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
+
+
+_EMPHASIS = ("**", "__", "*", "_", "`")
+_FOOTNOTE_AFTER = re.compile(r"(?:\\\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
+_HTML_EMPHASIS = re.compile(r"(?is)^(<(b|strong|em|i)>)(.+)(</\2>)$")
+# a footnote marker after a header's name: `precision*`, `s/step¹`, `img/s†`
+_FOOTNOTE = re.compile(r"(?:\\?\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
+
+
+def header_parts(text: str) -> tuple[str, str, str]:
+    """A header cell as (opening marks, name, closing marks): emphasis (`**x**`, `__x__`,
+    `*x*`, `` `x` ``) and a footnote marker (`precision*`) are not part of the column's name."""
+    t = text.strip()
+    pre = post = ""
+    m = _FOOTNOTE_AFTER.search(t)
+    if m and t[: m.start()].endswith(("**", "__", "`", ">")):  # `**precision**\*`
+        t, post = t[: m.start()], t[m.start() :]
+    changed = True
+    while changed:
+        changed = False
+        m = _HTML_EMPHASIS.match(t)
+        if m:
+            pre, post, t = pre + m.group(1), m.group(4) + post, m.group(3)
+            changed = True
+            continue
+        for mark in _EMPHASIS:
+            if t.startswith(mark) and t.endswith(mark) and len(t) > 2 * len(mark):
+                inner = t[len(mark) : -len(mark)]
+                if mark in ("*", "_") and (inner.startswith(mark) or inner.endswith(mark)):
+                    continue  # `***x**`: not balanced single marks
+                pre, post, t = pre + mark, mark + post, inner
+                changed = True
+                break
+    m = _FOOTNOTE.search(t)
+    if m and m.start() > 0 and not t[: m.start()].endswith(("*", " ")):
+        post = t[m.start() :] + post
+        t = t[: m.start()]
+    return pre, t, post
 
 
 def header_key(text: str) -> str:
-    """How header cells are compared: case-, emphasis- and space-insensitive."""
-    t = text.strip()
-    for mark in ("**", "__", "`"):
-        if t.startswith(mark) and t.endswith(mark) and len(t) > 2 * len(mark):
-            t = t[len(mark) : -len(mark)]
-    return re.sub(r"\s+", " ", t).strip().lower()
+    """How header cells are compared: case-, emphasis-, footnote- and space-insensitive."""
+    return re.sub(r"\s+", " ", header_parts(text)[1]).strip().lower()
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +67,7 @@ class Column:
     form: str = "any"
     required: str | None = None  # "all" | "inference" | None
     unit_variants: tuple[tuple[str, float], ...] = ()
+    translations: tuple[str, ...] = ()  # the name in another language (README_CN.md)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,10 +80,19 @@ class Resolved:
     how: How
     scale: float = 1.0  # value * scale = value in the canonical unit (ms/step -> s/step: 0.001)
     unit: str | None = None  # the unit variant's header, e.g. "ms/step"
+    # set by recognition: the guide's tail column an unknown column stands for in another unit
+    # (`tokens/s` -> img/s), and why a column means what it means
+    slot: str | None = None
+    note: str = ""
 
     @property
     def name(self) -> str | None:
         return self.column.name if self.column else None
+
+    @property
+    def name_text(self) -> str:
+        """The header's name without emphasis and footnote marks (what the table writes)."""
+        return header_parts(self.text)[1]
 
 
 @dataclass(slots=True)
@@ -72,6 +116,8 @@ class Schema:
             self._lookup.setdefault(header_key(unit), (c, "unit", scale, unit))
         for a in c.aliases:
             self._lookup.setdefault(header_key(a), (c, "alias", 1.0, None))
+        for a in c.translations:
+            self._lookup.setdefault(header_key(a), (c, "translation", 1.0, None))
         self._lookup[header_key(c.name)] = (c, "exact", 1.0, None)
 
     def resolve(self, index: int, text: str) -> Resolved:
@@ -82,7 +128,7 @@ class Schema:
         if hit is None:
             return Resolved(index, text, None, "unknown")
         col, how, scale, unit = hit
-        if how == "exact" and text.strip() != col.name:
+        if how == "exact" and header_parts(text)[1].strip() != col.name:
             how = "case"
         return Resolved(index, text, col, how, scale, unit)
 
@@ -100,9 +146,7 @@ class Schema:
             cols[c.name] = c
         for name, al in aliases.items():
             base = cols.get(name) or Column(name)
-            cols[name] = Column(
-                base.name, base.aliases + tuple(al), base.form, base.required, base.unit_variants
-            )
+            cols[name] = replace(base, aliases=base.aliases + tuple(al))
         return Schema(self.kind, cols)
 
 
@@ -115,6 +159,13 @@ class Spec:
     measured: frozenset[str]
     inference_columns: frozenset[str]
     inference_headings: re.Pattern[str]
+    training_headings: re.Pattern[str] = re.compile(r"(?!)")
+    requirements_headings: re.Pattern[str] = re.compile(r"(?!)")
+    ambiguous: frozenset[str] = frozenset()  # aliases that alone do not make a performance table
+    rate_units: tuple[tuple[str, re.Pattern[str]], ...] = ()  # (tail slot, header pattern)
+    timing_words: re.Pattern[str] = re.compile(r"(?!)")
+    metric_neighbours: frozenset[str] = frozenset()
+    other_hardware: re.Pattern[str] = re.compile(r"(?!)")
 
     @property
     def requirements_order(self) -> tuple[str, ...]:
@@ -167,6 +218,7 @@ def _columns(items: list[dict]) -> dict[str, Column]:
             form=it.get("form", "any"),
             required=it.get("required"),
             unit_variants=tuple((it.get("unit_variants") or {}).items()),
+            translations=tuple(it.get("translations", ())),
         )
     return out
 
@@ -190,4 +242,11 @@ def builtin_spec() -> Spec:
         measured=frozenset(perf["measured"]),
         inference_columns=frozenset(perf["inference_columns"]),
         inference_headings=re.compile(perf["inference_headings"]),
+        training_headings=re.compile(perf["training_headings"]),
+        requirements_headings=re.compile(perf["requirements_headings"]),
+        ambiguous=frozenset(header_key(a) for a in perf.get("ambiguous", ())),
+        rate_units=tuple((k, re.compile(v)) for k, v in perf.get("rate_units", {}).items()),
+        timing_words=re.compile(perf["timing_words"]),
+        metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
+        other_hardware=re.compile(data["other_hardware"]),
     )

@@ -183,7 +183,10 @@ def _prec_norm(v: str) -> str | None:
 
 
 # links -----------------------------------------------------------------------------------------
-_LINK = re.compile(r"^\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)$")
+_ONE_LINK = r"\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)"
+# one link, or several (`[ckpt](...) \| [mindir](...)`, `[yaml(LF_1)](...) [yaml(LA)](...)`)
+# separated by spaces, `|`, `/`, `,`, `;` or `<br>`
+_LINK = re.compile(rf"^{_ONE_LINK}(?:(?:\s|\\?\||/|,|;|<br\s*/?>)*{_ONE_LINK})*$", re.I)
 _URL = re.compile(r"^(?:https?://|\./|\.\./)\S+$")
 
 
@@ -221,7 +224,7 @@ FORMS: dict[str, Form] = {
         Form("switch", "`ON` or `OFF`", "ON", lambda v: v in ("ON", "OFF"), _switch_norm),
         Form("precision", "`fp32`, `fp16` or `bf16`", "bf16",
              lambda v: v in ("fp32", "fp16", "bf16"), _prec_norm),
-        Form("link", "a Markdown link", "[yaml](configs/dit.yaml)",
+        Form("link", "a Markdown link (or several)", "[yaml](configs/dit.yaml)",
              lambda v: bool(_LINK.match(v.strip())), _none),
         Form("version", "a version", "2.3.1", _any, _none),
         Form("any", "any text", "", _any, _none),

@@ -1,0 +1,326 @@
+"""Recognition: what each table is, and what each of its columns means, decided once.
+
+Between parsing and the rules. The parser finds tables and guesses, from header cells alone,
+which might be the guide's tables (its ``Table.kind``: a candidate). Recognition looks at each
+candidate's own evidence (its nearest heading, its columns, its values) and decides:
+
+- the table's kind: ``requirements``, ``training`` or ``inference`` performance, or ``other``
+  (not a guide table: a product's version mapping, another machine's environment, a
+  hyper-parameter table with a frame rate ...);
+- each column's meaning: a canonical column of the guide (as :class:`~perfbot.spec.Resolved`),
+  the guide's tail column in another unit (``tokens/s`` stands where img/s goes: ``slot``), or
+  unknown (a metric called `precision`, a `step` count in a training table ...);
+- whether the table may be reordered (every timing column understood);
+- which Requirements rows name other hardware than Ascend 910 (not checked against the matrix);
+
+and records why, for ``perfbot check --explain-tables``. Rules read these decisions; they never
+re-derive them, and no rule runs on a table recognition calls ``other``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from .model import Document, Heading, Table, TableKind
+from .spec import Resolved, Spec, header_key
+from .spec.forms import PLACEHOLDER
+
+Kind = Literal["requirements", "training", "inference", "other"]
+
+
+@dataclass(frozen=True, slots=True)
+class Recognition:
+    """What recognition decided about one table, and why."""
+
+    index: int
+    line: int
+    kind: Kind
+    reasons: tuple[str, ...]
+    columns: tuple[Resolved, ...]
+    reorder: bool = True  # every timing column is understood: a reorder may be proposed
+    reorder_reason: str = ""
+    skipped_rows: tuple[int, ...] = ()  # lines of rows for other hardware (not checked)
+    table: Table | None = None  # the table as parsed (all its rows)
+
+    @property
+    def table_kind(self) -> TableKind:
+        if self.kind == "requirements":
+            return "requirements"
+        return "other" if self.kind == "other" else "performance"
+
+
+# --- evidence ------------------------------------------------------------------------------------
+
+
+def _own_headings(table: Table, doc: Document) -> list[Heading]:
+    """The table's heading path, nearest first, without the document's title (its first
+    level-1 heading): a word in the title says nothing about one table."""
+    title = next((h for h in doc.headings if h.level == 1), None)
+    return [h for h in reversed(table.section) if h is not title]
+
+
+def _values(table: Table, col: Resolved) -> list[str]:
+    out = []
+    for r in table.rows:
+        if col.index < len(r.cells):
+            v = r.cells[col.index].value.strip()
+            if v and not PLACEHOLDER.match(v):
+                out.append(v)
+    return out
+
+
+_PERCENT_OR_NUMBER = re.compile(r"^\**[-+]?\d+(?:[.,]\d+)?\s*%?\**$")
+_DTYPE = re.compile(
+    r"(?i)\b(?:fp|bf|float|bfloat|int)\s*(?:8|16|32|64)\b|\bmixed\b|\bamp\b|\bO[0-3]\b"
+)
+# a first column naming the machine: a Requirements table with one more column, not a mapping
+_PLATFORM = re.compile(
+    r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$"
+)
+_NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
+_FRAME_RATES = {"8", "10", "12", "15", "16", "24", "25", "30", "48", "50", "60"}
+
+
+def _is_metric_precision(table: Table, col: Resolved, cols: list[Resolved], spec: Spec) -> str:
+    """Why a `precision` column is a metric (recall / precision / f-score), or ""."""
+    vals = _values(table, col)
+    dtype = sum(1 for v in vals if _DTYPE.search(v))
+    numeric = sum(1 for v in vals if _PERCENT_OR_NUMBER.match(v))
+    if vals and dtype * 2 >= len(vals):
+        return ""  # fp16 / bf16: the guide's precision
+    if vals and numeric * 2 > len(vals):
+        return "its values are scores (percentages or numbers), not fp16/bf16"
+    near = {header_key(c.text) for c in cols if c.index != col.index}
+    if near & spec.metric_neighbours:
+        return "it sits beside " + ", ".join(sorted(near & spec.metric_neighbours))
+    return ""
+
+
+def _rate_slot(text: str, spec: Spec) -> str | None:
+    key = header_key(text)
+    for slot, pat in spec.rate_units:
+        if pat.search(key):
+            return slot
+    return None
+
+
+def _frame_rate_only(table: Table, col: Resolved, cols: list[Resolved]) -> bool:
+    """An `fps` column that holds a video's frame rate (8, 24, 30 ...), not a throughput."""
+    if any(c.name == "frames" for c in cols):
+        return True
+    vals = _values(table, col)
+    return bool(vals) and all(v.strip("*") in _FRAME_RATES for v in vals)
+
+
+# --- tables --------------------------------------------------------------------------------------
+
+
+def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
+    cols = spec.requirements.resolve_header([c.value for c in table.header.cells])
+    known = {c.name for c in cols if c.column is not None}
+    unknown = [c for c in cols if c.column is None and c.text.strip()]
+    headings = _own_headings(table, doc)
+    near = headings[0].text if headings else ""
+    reasons: list[str] = []
+
+    def other(why: str) -> Recognition:
+        return Recognition(table.index, table.start_line, "other", (*reasons, why), tuple(cols))
+
+    first = cols[0] if cols else None
+    if first is not None and first.column is None and not _PLATFORM.search(first.name_text):
+        return other(
+            f"its first column is {first.name_text!r}, not mindspore: a version mapping of "
+            f"{first.name_text!r} (or an index), not the guide's Requirements table"
+        )
+    hw = spec.other_hardware.search(near) if near and not _NAMES_910.search(near) else None
+    if hw:
+        return other(f"its heading {near!r} names other hardware than Ascend 910 ({hw.group(0)!r})")
+    hw_cols = [c for c in cols if spec.other_hardware.search(c.text)]
+    if hw_cols:
+        return other(f"its column {hw_cols[0].name_text!r} is for other hardware than Ascend 910")
+    req_heading = next((h for h in headings if spec.requirements_headings.search(h.text)), None)
+    if len(known) >= 3:
+        reasons.append(f"it has {len(known)} of the 4 Requirements columns")
+    elif req_heading is not None and not unknown:
+        reasons.append(
+            f"it has {len(known)} Requirements columns under the heading {req_heading.text!r}"
+        )
+    else:
+        why = f"it has only {len(known)} of the 4 Requirements columns"
+        extra = ", ".join(repr(c.name_text) for c in unknown)
+        why += (
+            f" and columns the guide's table does not have ({extra})"
+            if unknown
+            else " and no Requirements-like heading"
+        )
+        return other(why)
+    skipped = []
+    for r in table.rows:
+        text = " ".join(c.value for c in r.cells)
+        if spec.other_hardware.search(text) and not _NAMES_910.search(text):
+            skipped.append(r.line)
+    if skipped:
+        reasons.append(
+            f"{len(skipped)} row(s) for other hardware or unreleased versions are not checked "
+            "against the 910 matrix"
+        )
+    return Recognition(
+        table.index,
+        table.start_line,
+        "requirements",
+        tuple(reasons),
+        tuple(cols),
+        skipped_rows=tuple(skipped),
+    )
+
+
+def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
+    cols = spec.performance.resolve_header([c.value for c in table.header.cells])
+    reasons: list[str] = []
+
+    def other(why: str) -> Recognition:
+        return Recognition(table.index, table.start_line, "other", (*reasons, why), tuple(cols))
+
+    # what each column means, from the table's own values and neighbours
+    out: list[Resolved] = []
+    for c in cols:
+        if c.column is None:
+            slot = _rate_slot(c.text, spec)
+            if slot:
+                c = replace(
+                    c, slot=slot, note=f"the guide's `{slot}` in another unit (not checked)"
+                )
+        elif c.name == "precision":
+            why = _is_metric_precision(table, c, cols, spec)
+            if why:
+                c = replace(c, column=None, how="unknown", note=f"a metric, not fp16/bf16: {why}")
+        out.append(c)
+    cols = out
+
+    sig = [c for c in cols if c.name in spec.signature]
+    if not sig:
+        return other("none of its columns is one of the guide's measurements")
+    if all(c.how == "alias" and header_key(c.text) in spec.ambiguous for c in sig):
+        c = sig[0]
+        if _frame_rate_only(table, c, cols):
+            return other(
+                f"its only measurement column is {c.name_text!r}, which holds a video's frame "
+                "rate here, not a throughput"
+            )
+    reasons.append("measurement columns: " + ", ".join(f"{c.name_text!r} = {c.name}" for c in sig))
+
+    # training or inference: the table's own columns, then its own nearest heading
+    headings = _own_headings(table, doc)
+    heading_kind: tuple[Kind, Heading] | None = None
+    for h in headings:
+        if spec.training_headings.search(h.text):
+            heading_kind = ("training", h)
+            break
+        if spec.inference_headings.search(h.text):
+            heading_kind = ("inference", h)
+            break
+    scheduler = next((c for c in cols if c.name == "scheduler"), None)
+    steps = [c for c in cols if c.name == "steps"]
+    kind: Kind
+    if scheduler is not None:
+        kind = "inference"
+        reasons.append(f"inference: it has a {scheduler.name_text!r} column")
+    elif heading_kind is not None and heading_kind[0] == "training":
+        kind = "training"
+        reasons.append(f"training: its heading {heading_kind[1].text!r} says so")
+    elif steps and any(header_key(c.text) != "step" for c in steps):
+        kind = "inference"
+        reasons.append(f"inference: it has a {steps[0].name_text!r} (sampling steps) column")
+    elif heading_kind is not None:
+        kind = "inference"
+        reasons.append(f"inference: its heading {heading_kind[1].text!r} says so")
+    else:
+        kind = "training"
+        reasons.append("training: no scheduler/steps column and no inference heading")
+    if kind == "training":
+        cols = [
+            replace(c, column=None, how="unknown", note="a count of steps in a training table, "
+                    "not sampling steps")
+            if c.name == "steps"
+            else c
+            for c in cols
+        ]  # fmt: skip
+
+    reorder, why = True, ""
+    for c in cols:
+        if c.column is None and c.slot is None and spec.timing_words.search(c.name_text):
+            reorder, why = False, f"the timing column {c.name_text!r} is not understood"
+            break
+    return Recognition(
+        table.index, table.start_line, kind, tuple(reasons), tuple(cols), reorder, why
+    )
+
+
+def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
+    if table.kind == "requirements":
+        rec = _requirements(table, doc, spec)
+    elif table.kind == "performance":
+        rec = _performance(table, doc, spec)
+    else:
+        cols = spec.performance.resolve_header([c.value for c in table.header.cells])
+        rec = Recognition(
+            table.index, table.start_line, "other",
+            ("its header names neither the Requirements columns nor a measurement",), tuple(cols),
+        )  # fmt: skip
+    return replace(rec, table=table)
+
+
+def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognition]]:
+    """The document with each table's kind as recognised (rows for other hardware left out of
+    the tables the rules see), and the decision for each table, by table index."""
+    decisions: dict[int, Recognition] = {}
+    tables: list[Table] = []
+    for t in doc.tables:
+        rec = recognise_table(t, doc, spec)
+        decisions[t.index] = rec
+        kind = rec.table_kind
+        if kind != t.kind or rec.skipped_rows:
+            skip = set(rec.skipped_rows)
+            t = replace(
+                t,
+                kind=kind,
+                rows=tuple(r for r in t.rows if r.line not in skip),
+                sentence=t.sentence if kind == "performance" else None,
+            )
+        tables.append(t)
+    out = Document(
+        path=doc.path,
+        tables=tables,
+        headings=doc.headings,
+        sentences=doc.sentences,
+        html_tables=doc.html_tables,
+    )
+    return out, decisions
+
+
+def explain(decisions: dict[int, Recognition]) -> list[str]:
+    """``--explain-tables``: one block per table (line, kind, reasons, column mapping)."""
+    lines: list[str] = []
+    for rec in sorted(decisions.values(), key=lambda r: r.line):
+        lines.append(f"line {rec.line}: {rec.kind}")
+        for r in rec.reasons:
+            lines.append(f"  because {r}")
+        if rec.kind != "other":
+            if not rec.reorder:
+                lines.append(f"  not reordered: {rec.reorder_reason}")
+            for c in rec.columns:
+                if c.column is not None:
+                    how = "" if c.how == "exact" else f" ({c.how})"
+                    if c.unit:
+                        how = f" (in {c.unit})"
+                    meaning = f"{c.column.name}{how}"
+                elif c.slot is not None:
+                    meaning = f"~{c.slot}: {c.note}"
+                else:
+                    meaning = "unknown" + (f": {c.note}" if c.note else " (an optional column)")
+                lines.append(f"  column {c.index + 1} {c.text!r}: {meaning}")
+            for ln in rec.skipped_rows:
+                lines.append(f"  row at line {ln}: other hardware, not checked")
+    return lines
