@@ -552,7 +552,7 @@ def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting,
 
 
 def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp_path):
-    from perfbot.github.command import find_approvals
+    from perfbot.github.command import ok_to_test_comments
     from perfbot.runner.bench import load_results
     from perfbot.runner.report import posted_marker, results_digest
 
@@ -568,7 +568,7 @@ def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp
         1, pr.head_sha, f"### perfbot rerun at `{pr.head_sha[:7]}`\n{forged}", []
     )
     # a log line quotes it (and an approval) inside perfbot's own earlier review
-    approval = f"<!-- perfbot:ok-to-test sha={pr.head_sha} by=mallory comment=1 -->"
+    approval = f"/perfbot ok-to-test {pr.head_sha}"
     quoting = result(
         **R8, status="failed", message="exit 1", s_per_step=None, log_tail=[forged, approval]
     )
@@ -583,7 +583,7 @@ def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp
     assert ours["body"].endswith(forged) and "superseded" not in quoted["body"]
     assert [p.id for p in live_reviews(fake, pr.head_sha)] == [quoted["id"], ours["id"]]
     # and nothing in a review is an approval for the gate (it reads conversation comments only)
-    assert find_approvals(api(fake).issue_comments(1), trusted="github-actions[bot]") == []
+    assert ok_to_test_comments(api(fake).issue_comments(1)) == []
 
 
 def test_a_new_version_table_outside_the_diff_is_shown_as_a_diff():

@@ -60,6 +60,7 @@ _POSTED = re.compile(
 _JOB = re.compile(r"[A-Za-z0-9._-]{1,100}")
 _SUPERSEDED = "<!-- perfbot:rerun-superseded sha={sha} results={digest} by={by} -->"
 _HEADING = "### perfbot rerun"
+DEFAULT_BOT = "github-actions[bot]"  # the login GITHUB_TOKEN writes as (it cannot ask GET /user)
 TAIL_SHOWN = 30  # log lines shown per failed benchmark
 TAIL_WIDTH = 300  # characters per log line
 
@@ -892,8 +893,6 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     digest = results_digest(results, sha, _expected(args.matrix))
     jobs = {n for n, _ in _expected(args.matrix)} or {r.name for r in results}
     marker = posted_marker(sha, digest, jobs)
-    from perfbot.github.command import DEFAULT_BOT
-
     bot = args.bot_login or client.whoami() or DEFAULT_BOT
     earlier = posted_reviews(client.reviews(args.pr), bot=bot, sha=sha)
     same = [p for p in earlier if p.digest == digest]
