@@ -325,6 +325,11 @@ def test_a_pynative_run_keeps_the_tables_notation_for_graph_compile():
     # the same row in a graph-mode table does get the compile time
     (rr,) = refresh(src(), [result(graph_compile_s=400.0)])
     assert rr.cell("graph compile").new == "7 mins"
+    # unless bench says the run was PyNative (`run_mode`, from the logs slice's BenchResult)
+    pynative = result(graph_compile_s=400.0).model_copy(update={"run_mode": "pynative"})
+    (rr,) = refresh(src(), [pynative])
+    assert rr.cell("graph compile") is None
+    assert any("a PyNative run compiles no graph" in n for n in rr.notes)
 
 
 # --- another MindSpore version: a table of its own ----------------------------------------------

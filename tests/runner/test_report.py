@@ -646,3 +646,16 @@ def test_the_marker_stays_the_last_line_of_a_body_at_githubs_limit():
         posted_reviews([{**review, "body": posted + "\nmore"}], bot="github-actions[bot]", sha=SHA)
         == []
     )
+
+
+def test_each_ranks_step_time_is_listed():
+    ranks = [
+        {"rank": 0, "log_path": "msrun_log/worker_0.log", "s_per_step": 0.2309},
+        {"rank": 1, "log_path": "msrun_log/worker_1.log", "s_per_step": 0.2796},
+    ]
+    r = result(s_per_step=0.2796).model_copy(update={"ranks": ranks})
+    body = plan_review(groups_for([r]), rerun=RerunConfig(), sha=SHA).body
+    assert (
+        "- `dit-1p`: s/step per rank: rank 0 0.2309, rank 1 0.2796 (the row has the slowest rank's)"
+        in body
+    )

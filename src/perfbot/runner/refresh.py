@@ -306,12 +306,10 @@ def _step_scale(ctx: Context, table: Table, cell: Cell | None) -> float:
 
 
 def is_pynative(r: BenchResult, table: Table) -> bool:
-    """Whether ``r`` ran in PyNative mode: the result says so (``pynative: true`` or
-    ``mode: pynative``, from ``perfbot bench``), or the row's table is one of PyNative runs
-    (``... with mindspore X pynative mode.``)."""
-    if getattr(r, "pynative", None) is True:
-        return True
-    mode = getattr(r, "mode", None)
+    """Whether ``r`` ran in PyNative mode: the result says so (``run_mode: pynative``, from
+    ``perfbot bench``: the benchmark's ``mode``, its command or the log's mode banner), or the
+    row's table is one of PyNative runs (``... with mindspore X pynative mode.``)."""
+    mode = getattr(r, "run_mode", None)
     if isinstance(mode, str) and mode.strip().lower() == "pynative":
         return True
     return table.sentence is not None and table.sentence.mode == "pynative"

@@ -130,6 +130,22 @@ def _where(rr: RowRefresh, link: LinkFn | None) -> str:
     return f"[{_cell(label)}]({link(rr.readme, rr.line)})"
 
 
+def _per_rank(r: BenchResult) -> str | None:
+    """Each rank's s/step, when bench read one log per rank (its ``ranks``); None otherwise."""
+    parts = []
+    for x in getattr(r, "ranks", None) or []:
+        get = x.get if isinstance(x, Mapping) else lambda k, x=x: getattr(x, k, None)
+        rank, s = get("rank"), get("s_per_step")
+        who = f"rank {rank}" if isinstance(rank, int) else "a rank"
+        if isinstance(s, int | float) and not isinstance(s, bool):
+            parts.append(f"{who} {s:.4f}")
+        else:
+            parts.append(f"{who} –")
+    if len(parts) < 2:
+        return None
+    return "s/step per rank: " + ", ".join(parts) + " (the row has the slowest rank's)"
+
+
 def _short(sha: str | None) -> str:
     return (sha or "")[:7] or "?"
 
@@ -337,6 +353,7 @@ def render_summary(
     noted = [f"- {_cell(rr.name)}: {n}" for rr in ok for n in rr.notes]
     # what perfbot bench said about the measurement (results are untrusted text: shown as code)
     noted += [f"- {_cell(rr.name)} (bench): {code(n, 300)}" for rr in ok for n in rr.result.notes]
+    noted += [f"- {_cell(rr.name)}: {x}" for rr in ok if (x := _per_rank(rr.result))]
     if noted:
         out += ["#### Notes", "", *noted, ""]
 
