@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from perfbot.config import Config
-from perfbot.engine import check_source, fix_source
+from perfbot.engine import applicable, check_source, fix_source
 from perfbot.source import FileError, Source, read_source
 
 HERE = Path(__file__).resolve().parent
@@ -51,6 +51,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     per_rule: collections.Counter[str] = collections.Counter()
     fixable_per_rule: collections.Counter[str] = collections.Counter()
+    unsafe_per_rule: collections.Counter[str] = collections.Counter()
     failures: list[str] = []
     config = Config()
     shown = []
@@ -71,28 +72,35 @@ def main(argv: list[str] | None = None) -> int:
                 per_rule[fd.rule] += 1
                 if fd.fix:
                     fixable_per_rule[fd.rule] += 1
+                    unsafe_per_rule[fd.rule] += not fd.fix.safe
                 if fd.rule in args.show:
                     shown.append(f"{rel}:{fd.line}: {fd.rule} {fd.message}")
-            fixed, _ = fix_source(src, config)
-            src2 = Source.from_text(fixed, path=src.path, bom=src.bom, encoding=src.encoding)
-            again, _ = fix_source(src2, config)
-            if again != fixed:
-                failures.append(f"{rel}: fix is not idempotent")
-            left = [x for x in check_source(src2, config).findings if x.fix]
-            if left:
-                failures.append(
-                    f"{rel}: {len(left)} fixable finding(s) left after fix, e.g. "
-                    f"{left[0].line}: {left[0].rule} {left[0].message}"
-                )
+            # `perfbot fix --unsafe-fixes` (every fix), then `perfbot fix` (safe fixes only)
+            for unsafe, how in ((True, "fix --unsafe-fixes"), (False, "fix")):
+                fixed, _ = fix_source(src, config, unsafe=unsafe)
+                src2 = Source.from_text(fixed, path=src.path, bom=src.bom, encoding=src.encoding)
+                again, _ = fix_source(src2, config, unsafe=unsafe)
+                if again != fixed:
+                    failures.append(f"{rel}: {how} is not idempotent")
+                left = [x for x in check_source(src2, config).findings if applicable(x, unsafe)]
+                if left:
+                    failures.append(
+                        f"{rel}: {len(left)} fixable finding(s) left after {how}, e.g. "
+                        f"{left[0].line}: {left[0].rule} {left[0].message}"
+                    )
             if any(x.message.startswith("internal error") for x in result.findings):
                 failures.append(f"{rel}: internal error in a rule")
         except Exception as e:
             failures.append(f"{rel}: crash: {type(e).__name__}: {e}")
     for line in shown:
         print(line)
-    print(f"\n{len(files)} files; findings per rule (fixable in brackets):")
+    print(f"\n{len(files)} files; findings per rule (fixable in brackets, unsafe among them):")
     for rule_id in sorted(per_rule):
-        print(f"  {rule_id}: {per_rule[rule_id]} ({fixable_per_rule[rule_id]})")
+        unsafe_n = unsafe_per_rule[rule_id]
+        print(
+            f"  {rule_id}: {per_rule[rule_id]} ({fixable_per_rule[rule_id]}"
+            + (f", {unsafe_n} unsafe)" if unsafe_n else ")")
+        )
     total = sum(per_rule.values())
     print(
         f"  total: {total} ({total / max(checked_with_tables, 1):.1f} per README with a pipe table)"

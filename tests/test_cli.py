@@ -339,7 +339,12 @@ def test_json_shape(capsys, repo):
         "severity": "error",
         "message": "100% BAD: here, there\nand a second line",
         "fixable": True,
-        "fix": {"start_line": EXTRA, "end_line": EXTRA, "replacement": "x good y\n"},
+        "fix": {
+            "start_line": EXTRA,
+            "end_line": EXTRA,
+            "replacement": "x good y\n",
+            "applicability": "safe",
+        },
     }
     assert meh == {
         "path": "README.md",
@@ -455,10 +460,12 @@ def test_fix_json_keeps_stdout_clean(capsys, repo):
 def test_rules_text_and_json(capsys):
     assert main(["rules"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0].split() == ["id", "slug", "severity", "fix", "summary"]
+    assert lines[0].split() == ["id", "slug", "severity", "fix", "safety", "summary"]
     row = next(ln for ln in lines if ln.startswith("PB699"))
-    assert row.split()[:4] == ["PB699", "test-bad-marker", "error", "always"]
+    assert row.split()[:5] == ["PB699", "test-bad-marker", "error", "always", "safe"]
     assert row.endswith("A line says BAD (test rule).")
+    row = next(ln for ln in lines if ln.startswith("PB401"))
+    assert row.split()[:5] == ["PB401", "img-s-mismatch", "error", "sometimes", "unsafe"]
     assert main(["rules", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     mine = next(r for r in data if r["id"] == "PB698")
@@ -467,6 +474,7 @@ def test_rules_text_and_json(capsys):
         "slug": "test-meh-marker",
         "severity": "warning",
         "fix": "never",
+        "fix_safety": "-",
         "family": "structure",
         "enabled": True,
         "config_keys": [],

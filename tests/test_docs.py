@@ -65,7 +65,7 @@ def test_render_rule(doc_rule):
         "Cells say `x` (a test rule).\n"
         "\n"
         "- Severity: info (off by default)\n"
-        "- Fix: sometimes\n"
+        "- Fix: sometimes (safe)\n"
         "- Config keys: `rules.PB697`, `allow.ms_per_step`\n"
         "- Family: structure\n"
         "\n"

@@ -96,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("fix", help="apply the fixes in place")
     _lint_options(p)
     p.add_argument("--diff", action="store_true", help="print a unified diff, write nothing")
+    p.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply the unsafe fixes (those that change a measured or declared value: a "
+        "recomputed img/s, a CANN version)",
+    )
 
     p = sub.add_parser("rules", help="list the rules")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -500,7 +506,7 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
 def cmd_fix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from .engine import fix_source
+    from .engine import applicable, fix_source
     from .report import plural
     from .source import FileError, Source
 
@@ -512,11 +518,11 @@ def cmd_fix(args: argparse.Namespace) -> int:
         result = run.check(src, config, decision)
         if result is None:
             continue
-        if not any(f.fixable for f in result.findings):
+        if not any(applicable(f, args.unsafe_fixes) for f in result.findings):
             results.append(result)
             continue
         try:
-            new_text, fixed = fix_source(src, config)
+            new_text, fixed = fix_source(src, config, unsafe=args.unsafe_fixes)
         except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
             run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
             results.append(result)
@@ -552,6 +558,13 @@ def cmd_fix(args: argparse.Namespace) -> int:
             print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)
         else:
             print("Nothing to fix", file=out)
+        left = 0 if args.unsafe_fixes else sum(f.unsafe_fix for r in results for f in r.findings)
+        if left:
+            print(
+                f"{plural(left, 'unsafe fix', 'unsafe fixes')} not applied (they change a measured "
+                "or declared value): review them, then run `perfbot fix --unsafe-fixes`",
+                file=out,
+            )
     if args.diff:
         for e in run.errors:
             print(e, file=sys.stderr)
@@ -576,6 +589,7 @@ def cmd_rules(args: argparse.Namespace) -> int:
                 "slug": r.slug,
                 "severity": r.severity,
                 "fix": r.fix,
+                "fix_safety": r.fix_safety,
                 "family": r.family,
                 "enabled": r.enabled,
                 "config_keys": list(r.config_keys),
@@ -585,15 +599,16 @@ def cmd_rules(args: argparse.Namespace) -> int:
         ]
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return 0
-    rows = [("id", "slug", "severity", "fix", "summary")]
+    rows = [("id", "slug", "severity", "fix", "safety", "summary")]
     rows += [
-        (r.id, r.slug, r.severity + ("" if r.enabled else " (off)"), r.fix, r.summary)
+        (r.id, r.slug, r.severity + ("" if r.enabled else " (off)"), r.fix, r.fix_safety,
+         r.summary)
         for r in rules
-    ]
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    ]  # fmt: skip
+    widths = [max(len(row[i]) for row in rows) for i in range(5)]
     for row in rows:
-        cells = [row[i].ljust(widths[i]) for i in range(4)]
-        print("  ".join([*cells, row[4]]).rstrip())
+        cells = [row[i].ljust(widths[i]) for i in range(5)]
+        print("  ".join([*cells, row[5]]).rstrip())
     return 0
 
 

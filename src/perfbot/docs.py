@@ -80,7 +80,7 @@ def render_rule(r: Rule) -> str:
     first, body, sections = _split_doc(r.doc)
     out = [f"## {r.id} {r.slug}", "", first or r.slug, ""]
     out.append(f"- Severity: {r.severity}" + ("" if r.enabled else " (off by default)"))
-    out.append(f"- Fix: {r.fix}")
+    out.append(f"- Fix: {r.fix}" + ("" if r.fix == "never" else f" ({r.fix_safety})"))
     out.append(f"- Config keys: {_config_keys(r)}")
     out.append(f"- Family: {r.family}")
     text = "\n".join(body).strip("\n")
@@ -120,13 +120,23 @@ def render_rules_md(rules: list[Rule] | None = None) -> str:
         "  img-s-mismatch: warning",
         "```",
         "",
+        "A fix is *safe* when it changes presentation only (a header's spelling, alignment, the "
+        "decimals of a shown number, `ON`/`OFF`, the sentence's words, the order of understood "
+        "columns) and *unsafe* when it changes a measured or declared value (a recomputed img/s, "
+        "a CANN version, a row taken from the matrix). `perfbot fix` applies unsafe fixes only "
+        "with `--unsafe-fixes`; the review on a pull request offers them as suggestions that say "
+        "which cells disagree. JSON findings say which a fix is (`fix.applicability`).",
+        "",
     ]
     if rules:
-        head += ["| rule | slug | severity | fix | summary |", "|---|---|---|---|---|"]
+        head += [
+            "| rule | slug | severity | fix | safety | summary |",
+            "|---|---|---|---|---|---|",
+        ]
         for r in rules:
             head.append(
                 f"| [{r.id}](#{anchor(r.id, r.slug)}) | `{r.slug}` | {r.severity} | {r.fix} | "
-                f"{_cell(r.summary)} |"
+                f"{r.fix_safety} | {_cell(r.summary)} |"
             )
     else:
         head.append("No rules are registered.")

@@ -111,21 +111,32 @@ def at_or_above(sev: str, threshold: str) -> bool:
 MAX_FIX_PASSES = 10
 
 
-def fix_source(source: Source, config: Config | None = None) -> tuple[str, list[Finding]]:
-    """Apply every fix, re-checking until nothing changes. Returns (new text, findings fixed)."""
+def applicable(f: Finding, unsafe: bool) -> bool:
+    """``f`` has a fix to apply: a safe one, or any with ``unsafe`` (`--unsafe-fixes`)."""
+    return f.fix is not None and (unsafe or f.fix.safe)
+
+
+def fix_source(
+    source: Source, config: Config | None = None, *, unsafe: bool = True
+) -> tuple[str, list[Finding]]:
+    """Apply the fixes, re-checking until nothing changes. Returns (new text, findings fixed).
+
+    With ``unsafe`` False only safe fixes are applied (`perfbot fix` without `--unsafe-fixes`);
+    the review, which offers every fix as a suggestion for a person to accept, applies all."""
     config = config or Config()
     text = source.text
     fixed: list[Finding] = []
     cur = source
     for _ in range(MAX_FIX_PASSES):
         result = check_source(cur, config)
-        fixes: list[Fix] = [f.fix for f in result.findings if f.fix is not None]
+        todo = [f for f in result.findings if applicable(f, unsafe)]
+        fixes: list[Fix] = [f.fix for f in todo if f.fix is not None]
         if not fixes:
             return text, fixed
         new = apply_fixes(cur, fixes)
         if new == text:
             return text, fixed
-        fixed.extend(f for f in result.findings if f.fix is not None)
+        fixed.extend(todo)
         text = new
         cur = Source.from_text(text, path=source.path, bom=source.bom, encoding=source.encoding)
     raise RuntimeError(

@@ -10,6 +10,7 @@ edited columns (padding, line endings, BOM, surrounding HTML) is kept.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from .source import Source, join_lines
 
@@ -30,10 +31,27 @@ class Edit:
         return Edit(line, 0, 0, "".join(x + "\n" for x in new_lines))
 
 
+Applicability = Literal["safe", "unsafe"]
+
+
 @dataclass(frozen=True, slots=True)
 class Fix:
+    """A fix: its edits, and whether it is safe (ruff's model).
+
+    A *safe* fix changes presentation only (a header's spelling, alignment, the decimals of a
+    number as shown, `ON`/`OFF`, the sentence's words, the order of understood columns). An
+    *unsafe* fix changes a measured or declared fact (a recomputed img/s, a CANN or driver
+    version, a value deleted or invented): `perfbot fix` applies it only with `--unsafe-fixes`,
+    and the review still offers it, saying that either of the disagreeing cells may be wrong.
+    """
+
     title: str  # what the fix does, for a contributor ("Set img/s to 550.54")
     edits: tuple[Edit, ...]
+    applicability: Applicability = "safe"
+
+    @property
+    def safe(self) -> bool:
+        return self.applicability == "safe"
 
     @property
     def start_line(self) -> int:

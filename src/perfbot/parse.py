@@ -154,23 +154,31 @@ def _align(cell: Cell) -> str | None:
 
 _SENTENCE_HINT = re.compile(
     r"(?i)\b(?:experiments?\s+(?:are|were|is|was)\s+(?:tested|conducted|run|measured)"
-    r"|(?:performance|speed|results?)\s+(?:are\s+|is\s+)?tested)\s+on\b"
+    r"|(?:performance|speed|results?)\s+(?:are\s+|is\s+)?tested"
+    r"|test(?:ing)?\s+results?)\s+on\b"
     r"|实验在"
+    # 在采用图模式的ascend 910*上实验结果,
+    # 在 Ascend 910* 上使用 MindSpore 2.2.14 的图模式进行实验测试
+    # (bounded gaps, no nested quantifiers: linear time on any line)
+    r"|在[^，。；,;\n]{0,60}?(?:ascend|昇腾|910)[^，。；,;\n]{0,80}?(?:实验|测试)"
 )
 # a cheap look before _SENTENCE_HINT: one of the words it needs
-_SENTENCE_WORDS = ("tested", "conducted", "measured", "run", "实验在")
-_SENTENCE_QUICK = re.compile(r"(?i)tested|conducted|measured|run|实验在")
+_SENTENCE_WORDS = ("tested", "conducted", "measured", "run", "test", "实验", "测试")
+_SENTENCE_QUICK = re.compile(r"(?i)tested|conducted|measured|run|test|实验|测试")
 _DEVICE = re.compile(
     r"(?i)\[?(?P<d>910\s*\*|910\s*b\d?|atlas\s+800[ti]\s+a2|atlas\s+a2|910a?|910)\]?"
     r"(?:\s+(?:machines?|chips?|npus?|servers?))?"
 )
 _MS_VERSION = re.compile(
-    r"(?i)(?<![a-z])mind\s*s?p?s?o?r?e(?![a-z])\**\s*\[?v?(?P<v>\d+\.\d+(?:\.\d+)?(?:[-.]?rc\d*)?)"
+    r"(?i)(?<![a-z])mind[ \t]{0,2}s?p?s?o?r?e(?![a-z])\*{0,2}[ \t]{0,3}"
+    r"(?:(?:版本为|版本|version)[ \t]{0,3})?(?:[:：][ \t]{0,3})?"
+    r"\[?v?(?P<v>\d{1,4}\.\d{1,4}(?:\.\d{1,4})?(?:[-.]?rc\d{0,4})?)"
     r"(?:\s*/\s*(?P<v2>\d+\.\d+(?:\.\d+)?))?\]?\*?"
 )
 _MINDSPORE_TYPO = re.compile(r"(?i)\bmind(?:spore|psore|sopre|spre|spor|sproe)\b")
 _MODE = re.compile(
-    r"(?i)\**\b(?P<m>graph|pynative|py-native)\b\**\s+mode\b|[（(](?P<zh>图|静态图|动态图)模式[）)]"
+    r"(?i)\b(?P<m>graph|pynative|py-native)\b\*{0,2}[ \t]{1,3}mode\b"
+    r"|[（(]?(?P<zh>静态图|动态图|图)模式[）)]?"
 )
 _ZH_MODE = {"图": "graph", "静态图": "graph", "动态图": "pynative"}
 
@@ -187,8 +195,8 @@ def sentence_span(line: str) -> tuple[int, int] | None:
     if not m:
         return None
     start = m.start()
-    if m.group(0) == "实验在":
-        return start, len(line.rstrip().rstrip("：:。.").rstrip()) + (0)
+    if m.group(0).startswith(("实验在", "在")):  # a Chinese sentence: the rest of its line
+        return start, len(line.rstrip())
     lead = line[:start]
     lm = re.search(r"(?i)(?:the\s+following\s+)$", lead)
     if lm:
@@ -199,8 +207,9 @@ def sentence_span(line: str) -> tuple[int, int] | None:
         break
     if mode:
         end = mode.end()
-        if end < len(line) and line[end] in ".:":
-            end += 1
+        stop = re.match(r"[ \t]{0,4}[.:：。]", line[end : end + 5])
+        if stop:  # "graph mode." / "graph mode :"
+            end += stop.end()
     else:
         dot = re.search(r"[.:](?:\s|$)", line[m.end() :])
         end = m.end() + dot.end() if dot else len(line)
@@ -213,7 +222,10 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
     if span is None:
         return None
     text = line[span[0] : span[1]].strip()
-    dm = _DEVICE.search(text, _SENTENCE_HINT.search(text).end())  # type: ignore[union-attr]
+    hint = _SENTENCE_HINT.search(text)
+    assert hint is not None  # the span starts with it
+    # the device comes after the English hint ("tested on ascend 910*"), inside a Chinese one
+    dm = _DEVICE.search(text, hint.start() if hint.group(0).startswith("在") else hint.end())
     device = device_text = None
     if dm:
         device_text = dm.group(0)
@@ -303,16 +315,22 @@ class _Builder:
                 shifted = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
                 self.raw_tables.append((shifted, len(self.doc.headings), in_html))
             elif t == "paragraph":
-                if not self.may_hold_sentence(a, b) or not _SENTENCE_HINT.search(self.text, a, b):
-                    continue
-                first = self.line_of(a)
-                last = self.line_of(max(a, b - 1))
-                for ln in range(first, last + 1):
-                    s = parse_sentence(self.src.line(ln), ln)
-                    if s:
-                        self.doc.sentences.append(s)
+                self.sentences_in(a, b)
             elif t == "block_html":
                 self.html_block(a, b)
+
+    def sentences_in(self, a: int, b: int, only: set[int] | None = None) -> None:
+        """Record the sentences on the lines of text[a:b] (on the lines in ``only``, if given)."""
+        if not self.may_hold_sentence(a, b) or not _SENTENCE_HINT.search(self.text, a, b):
+            return
+        first = self.line_of(a)
+        last = self.line_of(max(a, b - 1))
+        for ln in range(first, last + 1):
+            if only is not None and ln not in only:
+                continue
+            s = parse_sentence(self.src.line(ln), ln)
+            if s:
+                self.doc.sentences.append(s)
 
     def html_block(self, a: int, b: int) -> None:
         raw = self.text[a:b]
@@ -326,6 +344,8 @@ class _Builder:
             self.doc.html_tables.append(HtmlTable(first, last, section, self.classify_texts(cells)))
             return
         if "|" not in raw:
+            # `<summary>Performance tested on ascend 910* with graph mode</summary>`: a sentence
+            self.sentences_in(a, b)
             return
         # <div align="center"> and friends: blank out the wrapper lines (keeping offsets) and
         # parse what is inside as Markdown.
@@ -334,6 +354,8 @@ class _Builder:
         if not any(wrappers):
             return  # nothing to unwrap: raw HTML (GitHub shows no table either); parsing it
             # again would give this same block forever
+        first_line = self.line_of(a)
+        self.sentences_in(a, b, {first_line + i for i, w in enumerate(wrappers) if w})
         inner = "".join(
             (" " * len(ln) if w else ln) + "\n" for ln, w in zip(lines, wrappers, strict=True)
         )
@@ -386,14 +408,17 @@ class _Builder:
 
     def attach_sentences(self) -> None:
         """Give each performance table the sentence above it (its own, or its section's)."""
+        self.doc.sentences.sort(key=lambda s: s.line)
         sentences = self.doc.sentences  # in document order
         lines = [s.line for s in sentences]
         heading_lines = [h.line for h in self.doc.headings]
         # the sentences under each heading (0: above the first heading), in document order
         by_owner: dict[int, list[Sentence]] = {}
+        owner_of: dict[int, int] = {}  # sentence line -> the line of its heading (0: none)
         for s in sentences:
             i = bisect_right(heading_lines, s.line)
-            by_owner.setdefault(heading_lines[i - 1] if i else 0, []).append(s)
+            owner_of[s.line] = heading_lines[i - 1] if i else 0
+            by_owner.setdefault(owner_of[s.line], []).append(s)
         owner_lines = {h: [s.line for s in ss] for h, ss in by_owner.items()}
         prev_end = 0
         out: list[Table] = []
@@ -401,9 +426,15 @@ class _Builder:
             if t.kind != "performance":
                 out.append(t)
                 continue
-            # the last sentence between the previous performance table and this one
+            # the last sentence between the previous performance table and this one, in the
+            # table's own section or one enclosing it (a remark in another section is not it)
             j = bisect_left(lines, t.start_line)
-            chosen = sentences[j - 1] if j and sentences[j - 1].line > prev_end else None
+            enclosing = {0, *(h.line for h in t.section)}
+            chosen = (
+                sentences[j - 1]
+                if j and sentences[j - 1].line > prev_end and owner_of[lines[j - 1]] in enclosing
+                else None
+            )
             if chosen is None:
                 # A sentence shared by several tables of one section (e.g. ## Performance with
                 # ### Training and ### Inference below it) still covers them: a sentence of the

@@ -19,6 +19,8 @@ Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
 Scope = Literal["document", "requirements", "performance", "tables"]
 FixAvailability = Literal["always", "sometimes", "never"]
+# safe: presentation only; unsafe: changes a measured or declared value; mixed: some of each
+FixSafety = Literal["safe", "unsafe", "mixed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,12 @@ class Rule:
     family: str
     config_keys: tuple[str, ...] = ()
     enabled: bool = True
+    safety: FixSafety = "safe"
+
+    @property
+    def fix_safety(self) -> str:
+        """How safe the rule's fixes are (`safe`, `unsafe`, `mixed`), or `-` when it has none."""
+        return "-" if self.fix == "never" else self.safety
 
     @property
     def doc(self) -> str:
@@ -91,11 +99,14 @@ def rule(
     fix: FixAvailability = "never",
     config_keys: tuple[str, ...] = (),
     enabled: bool = True,
+    safety: FixSafety = "safe",
 ) -> Callable[[Callable[..., Iterator[Issue]]], Callable[..., Iterator[Issue]]]:
     def deco(func: Callable[..., Iterator[Issue]]) -> Callable[..., Iterator[Issue]]:
         if id in RULES or slug in _BY_SLUG:
             raise ValueError(f"duplicate rule {id} / {slug}")
-        r = Rule(id, slug, severity, scope, fix, func, FAMILIES[id[:3]], config_keys, enabled)
+        r = Rule(
+            id, slug, severity, scope, fix, func, FAMILIES[id[:3]], config_keys, enabled, safety
+        )
         RULES[id] = r
         _BY_SLUG[slug] = r
         return func
@@ -132,6 +143,15 @@ class Finding:
     @property
     def fixable(self) -> bool:
         return self.fix is not None
+
+    @property
+    def safe_fix(self) -> bool:
+        """The finding has a fix that `perfbot fix` applies without `--unsafe-fixes`."""
+        return self.fix is not None and self.fix.safe
+
+    @property
+    def unsafe_fix(self) -> bool:
+        return self.fix is not None and not self.fix.safe
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}: {self.severity} {self.rule} {self.message}"

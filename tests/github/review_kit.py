@@ -22,8 +22,8 @@ from perfbot.cli import main
 README = "configs/toynet/README.md"
 
 # A model README with the usual mistakes, one row per problem so each row gets its own comment:
-# line 7 a driver spelled in lowercase, 15 img/s wrong and s/step with one decimal, 16 img/s wrong
-# and a spaced resolution, 17 a lowercase jit level; row 18 is right.
+# line 7 a driver spelled without its dot, 15 img/s wrong and s/step with one decimal, 16 img/s
+# wrong and a spaced resolution, 17 a lowercase jit level; row 18 is right.
 BROKEN = """\
 # ToyNet
 
@@ -31,7 +31,7 @@ BROKEN = """\
 
 | mindspore | ascend driver | firmware | cann toolkit/kernel |
 | :-------: | :-----------: | :------: | :-----------------: |
-| 2.3.1 | 24.1.rc2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+| 2.3.1 | 24.1rc2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
 
 ## Performance
 

@@ -23,7 +23,7 @@ from perfbot.source import Source
 
 action = review_kit.action  # the fixture
 
-FIXED_BY_HAND = HALF_FIXED.replace("24.1.rc2", "24.1.RC2").replace(
+FIXED_BY_HAND = HALF_FIXED.replace("24.1rc2", "24.1.RC2").replace(
     "| 512x512 | o2 |", "| 512x512 | O2 |"
 )
 
@@ -404,7 +404,7 @@ def test_fail_on_and_outputs(gh, action):
     pr = gh.add_pull(changes={README: (None, BROKEN)})
     assert action.run(pr, "--fail-on=never").rc == 0
     assert action.run(pr, "--fail-on=info").rc == 1
-    pr2 = gh.add_pull(changes={README: (None, BROKEN.replace("24.1.rc2", "24.1.RC2"))})
+    pr2 = gh.add_pull(changes={README: (None, BROKEN.replace("24.1rc2", "24.1.RC2"))})
     r = action.run(pr2, "--fail-on=error", "--filter-mode=added")
     assert r.rc == 1 and r.outputs["findings"] == "5"
 

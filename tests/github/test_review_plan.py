@@ -266,6 +266,8 @@ def test_findings_file_round_trip():
     assert [it.key for it in back.items] == [it.key for it in p.items]
     assert [r.fp for r in back.reports] == [r.fp for r in p.reports]
     assert [r.table_lines for r in back.reports] == [r.table_lines for r in p.reports]
+    assert [r.unsafe for r in back.reports] == [r.unsafe for r in p.reports]
+    assert any(r.unsafe for r in back.reports)  # a recomputed img/s: the review still says so
 
 
 def test_summary_comment():
@@ -278,4 +280,5 @@ def test_summary_comment():
     assert "**2 errors · 3 warnings · 1 info**" in body
     assert 'pip install "perfbot @ git+https://github.com/org/perfbot@v1"' in body
     assert "perfbot fix configs/toynet/README.md" in body
+    assert "2 of these fixes change a measured or declared value" in body  # two img/s rows
     assert body.count("\n| ") == 7  # header + 6 findings

@@ -2,6 +2,7 @@
 
 import re
 
+import cmarkgfm
 import mistune
 import pytest
 from hypothesis import given, settings
@@ -134,8 +135,9 @@ def test_marker_is_hidden_when_rendered():
 
 
 def _outside_code(markdown: str, needle: str) -> bool:
-    """``needle`` is in the rendered HTML and not inside a <pre> block."""
-    html = re.sub(r"<pre>.*?</pre>", "", mistune.html(markdown), flags=re.S)
+    """``needle`` is in the HTML GitHub renders (cmark-gfm) and not inside a <pre> block."""
+    rendered = cmarkgfm.github_flavored_markdown_to_html(markdown)
+    html = re.sub(r"<pre.*?</pre>", "", rendered, flags=re.S)
     return needle in html
 
 
@@ -222,6 +224,17 @@ _pieces = st.lists(
     ),
     max_size=40,
 )
+
+
+def test_a_fence_inside_an_html_block_is_not_a_fence():
+    # After `<details>` with no blank line, CommonMark reads the following lines as HTML up to a
+    # blank line: the ``` lines there open nothing, and the one after the blank line does.
+    pieces = ["text line\n"] * 15 + ["<details>\n", "```\n``````\n", "```\n```` `\n\n```\n"]
+    pieces += ["```suggestion\naaaaaa```\n", marker("0" * 16)]
+    body = "".join(pieces) + "x" * 200
+    out = clamp_body(body, 400)
+    assert len(out) <= 400
+    assert _outside_code(out, "characters were left out")
 
 
 @settings(max_examples=150, deadline=None)

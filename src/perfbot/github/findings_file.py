@@ -36,6 +36,7 @@ class FindingRecord(_Strict):
     table_key: str | None = Field(default=None, max_length=20_000)
     row_key: str | None = Field(default=None, max_length=20_000)
     table_lines: tuple[int, int] | None = None
+    unsafe: bool = False  # its fix changes a measured or declared value (the review says so)
 
 
 class ItemRecord(_Strict):
@@ -95,7 +96,7 @@ def to_file(plan: Plan) -> FindingsFile:
         index[id(r)] = len(findings)
         fields = report_fields(r)
         fields["message"] = r.message[:4000]
-        findings.append(FindingRecord(**fields, table_lines=r.table_lines))
+        findings.append(FindingRecord(**fields, table_lines=r.table_lines, unsafe=r.unsafe))
     items = [
         ItemRecord(
             path=it.path,
@@ -121,7 +122,10 @@ def to_file(plan: Plan) -> FindingsFile:
 
 def from_file(data: FindingsFile) -> tuple[list[FilePlan], list[FileError]]:
     """Plans rebuilt from a validated file (fingerprints are recomputed from the fields)."""
-    reports = [Report(**report_fields(f), table_lines=f.table_lines) for f in data.findings]
+    reports = [
+        Report(**report_fields(f), table_lines=f.table_lines, unsafe=f.unsafe)
+        for f in data.findings
+    ]
     plans = {p: FilePlan(p, [], []) for p in data.checked}
     for r in reports:
         plans[r.path].reports.append(r)

@@ -41,6 +41,7 @@ class Report:
     row_key: str | None = None
     table_lines: tuple[int, int] | None = None
     in_scope: bool = False
+    unsafe: bool = False  # its fix changes a measured or declared value
 
     @property
     def fp(self) -> str:
@@ -182,7 +183,7 @@ def _report(f: Finding, tables: dict[int, tuple[int, int]]) -> Report:
     fields = report_fields(f)
     fields["end_line"] = max(f.end_line, f.line)
     table_lines = tables.get(f.table) if f.table is not None else None
-    return Report(**fields, table_lines=table_lines)
+    return Report(**fields, table_lines=table_lines, unsafe=f.unsafe_fix)
 
 
 def plan_file(result: FileResult, config: Config | None = None) -> FilePlan:

@@ -95,6 +95,13 @@ def _item_markers(item: Item) -> str:
     return head + f"<!-- perfbot:item={item.key} -->\n"
 
 
+UNSAFE_NOTE = (
+    "⚠️ This suggestion changes a measured or declared value (an unsafe fix): the cells named "
+    "above disagree, and either may be the wrong one. Check which before committing it; "
+    "`perfbot fix` applies it only with `--unsafe-fixes`."
+)
+
+
 def comment_body(item: Item) -> str:
     """An inline comment: hidden markers first, the findings, then the ```suggestion."""
     n = len(item.reports)
@@ -107,6 +114,8 @@ def comment_body(item: Item) -> str:
     if not item.reports:
         parts[1] = "- the other fixes in this file change these lines too"
     if item.suggestion is not None:
+        if any(r.unsafe for r in item.reports):
+            parts.append(UNSAFE_NOTE)
         parts.append(suggestion_block(item.suggestion))
     return clamp_body("\n\n".join(p for p in parts if p) + "\n")
 
@@ -122,6 +131,8 @@ def body_block(item: Item, link: str) -> str:
     out = [f"**[`{md_text(item.path)}` {lines}]({link})**", "\n".join(_finding_lines(item))]
     if item.suggestion is not None:
         verb = "Replace those lines with:" if item.suggestion else "Delete those lines."
+        if any(r.unsafe for r in item.reports):
+            out.append(UNSAFE_NOTE)
         out.append(verb)
         if item.suggestion:
             out.append(_code_block(item.suggestion))
@@ -268,7 +279,14 @@ def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) 
             cmd = "perfbot fix " + " ".join(shlex.quote(p) for p in paths)
             if install:
                 cmd = f"{install}\n{cmd}"
-            out.append("**Fix everything locally:**\n\n" + _code_block(cmd, "sh"))
+            block = "**Fix everything locally:**\n\n" + _code_block(cmd, "sh")
+            unsafe = sum(r.unsafe for r in plan.in_scope)
+            if unsafe:
+                block += (
+                    f"\n\n{unsafe} of these fixes change a measured or declared value; "
+                    "`perfbot fix` leaves them until you add `--unsafe-fixes`."
+                )
+            out.append(block)
     if out_of_scope:
         out.append(
             f"<sub>{out_of_scope} more finding{'s' if out_of_scope != 1 else ''} in these files "

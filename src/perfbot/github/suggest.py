@@ -37,6 +37,14 @@ _MARKER = re.compile(r"<!--[ \t]*perfbot:fp=([A-Za-z0-9_]{1,64})[ \t]*-->")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _DETAILS_OPEN = re.compile(r"<details(?=[\s>])", re.IGNORECASE)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
+# CommonMark's HTML block of type 6 (the block-level tags a body can hold): it starts on such a
+# line and runs to the next blank line; a fence line inside it is HTML text, not a fence.
+_HTML_BLOCK_6 = re.compile(
+    r"^ {0,3}</?(?:details|summary|div|p|table|thead|tbody|tr|td|th|ul|ol|li|dl|dt|dd|h[1-6]"
+    r"|blockquote|pre|hr|section|article|nav|header|footer|center|caption|colgroup|col)"
+    r"(?:[ \t]|/?>|$)",
+    re.IGNORECASE,
+)
 _FP_VERSION = "perfbot-fp-v1"
 
 
@@ -105,6 +113,7 @@ class _Scan:
     fence_info: str = ""
     fence_start: int = 0  # offset of the opening fence line
     details: int = 0  # <details> opened and not yet closed, outside fences
+    html_block: bool = False  # inside an HTML block (ends at a blank line)
 
 
 def _scan(text: str) -> _Scan:
@@ -122,7 +131,11 @@ def _scan(text: str) -> _Scan:
             ):
                 st.fence = ""
         else:
-            m = _FENCE_OPEN.match(content)
+            if st.html_block and not content.strip():
+                st.html_block = False
+            elif not st.html_block and _HTML_BLOCK_6.match(content):
+                st.html_block = True
+            m = None if st.html_block else _FENCE_OPEN.match(content)
             if m and not (m[1][0] == "`" and "`" in m[2]):
                 st.fence, st.fence_info, st.fence_start = m[1], m[2].strip(), pos
             else:
@@ -196,6 +209,9 @@ def _clamp(body: str, limit: int, fps: list[str]) -> str | None:
                 st = _scan(kept)
             else:
                 closer = ("" if kept.endswith("\n") else "\n") + st.fence + "\n"
+        if st.html_block:  # end the HTML block, or the note would be HTML text
+            closer += "" if (kept + closer).endswith("\n") else "\n"
+            closer += "\n"
         closer += "</details>\n" * st.details
         present = set(_MARKER.findall(kept))
         tail = "".join(marker(fp) for fp in fps if fp not in present)

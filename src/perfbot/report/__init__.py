@@ -47,17 +47,19 @@ class Counts:
     error: int
     warning: int
     info: int
-    fixable: int
+    fixable: int  # with a safe fix (`perfbot fix` applies it)
     files: int
     unreadable: int
+    unsafe: int = 0  # with an unsafe fix (`perfbot fix --unsafe-fixes`)
 
 
 def counts(results: Sequence[FileResult], errors: Sequence[FileError] = ()) -> Counts:
     sev: Counter[str] = Counter()
-    fixable = 0
+    fixable = unsafe = 0
     for f in findings(results):
         sev[f.severity] += 1
-        fixable += f.fixable
+        fixable += f.safe_fix
+        unsafe += f.unsafe_fix
     return Counts(
         findings=sum(sev.values()),
         error=sev["error"],
@@ -66,6 +68,7 @@ def counts(results: Sequence[FileResult], errors: Sequence[FileError] = ()) -> C
         fixable=fixable,
         files=len(results),
         unreadable=len(errors),
+        unsafe=unsafe,
     )
 
 
@@ -83,6 +86,12 @@ def summary_line(results: Sequence[FileResult], errors: Sequence[FileError] = ()
         )
         if c.fixable:
             text += f"; {c.fixable} fixable with `perfbot fix`"
+        if c.unsafe:
+            more = "more" if c.fixable else "fixable"
+            text += (
+                f"; {c.unsafe} {more} with `perfbot fix --unsafe-fixes` "
+                "(they change a measured or declared value: review them)"
+            )
     else:
         text = f"No findings in {plural(c.files, 'file')}"
     if c.unreadable:

@@ -5,12 +5,15 @@
  "findings": [{"path": "a/README.md", "line": 12, "end_line": 12, "rule": "PB401",
                "slug": "img-s-mismatch", "severity": "error", "message": "...",
                "fixable": true,
-               "fix": {"start_line": 12, "end_line": 12, "replacement": "...\\n"}}],
+               "fix": {"start_line": 12, "end_line": 12, "replacement": "...\\n",
+                       "applicability": "unsafe"}}],
  "errors": [{"path": "b/README.md", "message": "looks like a binary file (NUL bytes), ..."}]}
 ```
 
 Lines are 1-based. ``fix.replacement`` is the text replacing lines ``start_line..end_line`` whole,
 line endings included (so a fix that adds a row has more lines than it replaces).
+``fix.applicability`` is ``"safe"`` (presentation only: `perfbot fix` applies it) or ``"unsafe"``
+(it changes a measured or declared value: applied only with `perfbot fix --unsafe-fixes`).
 """
 
 from __future__ import annotations
@@ -33,7 +36,12 @@ def _fix(f: Finding, src: Source | None) -> dict[str, Any] | None:
     from ..fix import replacement
 
     start, end, text = replacement(src, f.fix)
-    return {"start_line": start, "end_line": end, "replacement": text}
+    return {
+        "start_line": start,
+        "end_line": end,
+        "replacement": text,
+        "applicability": f.fix.applicability,
+    }
 
 
 def finding_dict(f: Finding, src: Source | None) -> dict[str, Any]:

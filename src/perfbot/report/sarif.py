@@ -73,6 +73,7 @@ def _fix(fix: Fix, artifact: dict[str, str], src: Source | None) -> dict[str, An
     return {
         "description": {"text": fix.title},
         "artifactChanges": [{"artifactLocation": artifact, "replacements": replacements}],
+        "properties": {"applicability": fix.applicability},  # ruff's word: safe / unsafe
     }
 
 

@@ -39,9 +39,11 @@ def render_statistics(results: Sequence[FileResult]) -> list[str]:
     """One line per rule, most frequent first: count, id, slug, severity, how many are fixable."""
     total: Counter[tuple[str, str, str]] = Counter()
     fixable: Counter[str] = Counter()
+    unsafe: Counter[str] = Counter()
     for f in findings(results):
         total[(f.rule, f.slug, f.severity)] += 1
         fixable[f.rule] += f.fixable
+        unsafe[f.rule] += f.unsafe_fix
     if not total:
         return []
     width = len(str(max(total.values())))
@@ -49,6 +51,8 @@ def render_statistics(results: Sequence[FileResult]) -> list[str]:
     sev_w = max(len(sev) for _, _, sev in total)
     lines = []
     for (rule, slug, sev), n in sorted(total.items(), key=lambda kv: (-kv[1], kv[0])):
-        fx = f"  ({fixable[rule]} fixable)" if fixable[rule] else ""
+        fx = f"  ({fixable[rule]} fixable" if fixable[rule] else ""
+        if fx:
+            fx += f", {unsafe[rule]} unsafe)" if unsafe[rule] else ")"
         lines.append(f"{n:>{width}}  {rule}  {slug:<{slug_w}}  {sev:<{sev_w}}{fx}".rstrip())
     return lines

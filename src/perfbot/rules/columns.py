@@ -9,7 +9,7 @@ from ..fix import Edit, Fix
 from ..model import Cell, Table
 from ..registry import Issue, rule
 from ..spec import header_parts
-from ._util import q, reorder_line
+from ._util import floor_table, q, reorder_line
 
 
 def _rename(cell: Cell, name: str) -> Edit:
@@ -36,6 +36,8 @@ def header_case(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | ...
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     for col in ctx.columns(table):
         if col.how != "case" or col.column is None:
             continue
@@ -63,6 +65,8 @@ def header_alias(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | batch size | resolution | jit level | s/step | img/s |
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     for col in ctx.columns(table):
         if col.how != "alias" or col.column is None:
             continue
@@ -86,6 +90,8 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     # a throughput or step time in another unit (`video/s`, `it/s`) is the column, unchecked
     have = {c.name or c.slot for c in ctx.columns(table)}
     if table.kind == "requirements":
@@ -125,6 +131,8 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     rec = ctx.recognised(table)
     if not rec.reorder:
         return  # a timing column perfbot does not understand: it cannot know where it goes
@@ -177,6 +185,8 @@ def not_centered(ctx: Context, table: Table) -> Iterator[Issue]:
         | model name | cards |
         |:----------:|:-----:|
     """
+    if floor_table(ctx, table):
+        return  # a table of minimum versions: one finding for it (PB103)
     bad = [c for c, a in zip(table.delimiter.cells, table.aligns, strict=False) if a != "center"]
     if not bad:
         return

@@ -8,7 +8,7 @@ from ..context import Context
 from ..model import Row, Table
 from ..registry import Issue, rule
 from ..spec.versions import mindspore_versions, parse_version
-from ._util import q, set_cell
+from ._util import floor_table, q, set_cell
 
 _COLS = {"mindspore": "mindspore", "driver": "ascend driver", "firmware": "firmware",
          "cann": "cann toolkit/kernel"}  # fmt: skip
@@ -24,7 +24,7 @@ def _issues(ctx: Context, table: Table) -> list:
     found = ctx.memo.get(key)
     if found is None:
         found = []
-        for row in table.rows:
+        for row in table.rows if not floor_table(ctx, table) else ():  # PB103's
             cells = _row_cells(ctx, table, row)
             if cells["mindspore"] is None:
                 continue
@@ -38,7 +38,7 @@ def _issues(ctx: Context, table: Table) -> list:
 
 
 @rule("PB501", "cann-mismatch", severity="error", scope="requirements", fix="sometimes",
-      config_keys=("matrix",))  # fmt: skip
+      config_keys=("matrix",), safety="unsafe")  # fmt: skip
 def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     """The CANN version does not ship with the row's MindSpore release.
 
@@ -69,7 +69,9 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                     else " (if you verified another combination, list it under `matrix:` in "
                     ".perfbot.yml: it replaces perfbot's row for that MindSpore)"
                 ),
-                None if several else set_cell(cell, i.expected, f"Set CANN to {i.expected}"),
+                None
+                if several
+                else set_cell(cell, i.expected, f"Set CANN to {i.expected}", "unsafe"),
                 table=table.index,
                 row_key=cell.text,
             )
@@ -153,7 +155,7 @@ def version_spelling(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
     """
-    for row in table.rows:
+    for row in table.rows if not floor_table(ctx, table) else ():  # PB103's
         cells = _row_cells(ctx, table, row)
         ms = cells["mindspore"]
         if ms is None:
@@ -165,6 +167,8 @@ def version_spelling(ctx: Context, table: Table) -> Iterator[Issue]:
             cell, want = cells[kind], canonical.get(kind)
             if cell is None or not want or cell.value == want or "](" in cell.value:
                 continue  # a linked version keeps its link
+            if cell.value.strip().upper() == want.upper():
+                continue  # `23.0.rc2` for `23.0.RC2`: the guide's own table writes both
             a, b = parse_version(kind, cell.value), parse_version(kind, want)
             if a is not None and b is not None and a.canonical == b.canonical:
                 yield Issue(

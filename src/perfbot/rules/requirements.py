@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from ..context import Context
 from ..fix import Edit, Fix
 from ..registry import Issue, rule
+from ._util import FLOOR, floor_table, q
 
 
 def requirements_lines(ctx: Context, versions: list[str]) -> list[str] | None:
@@ -24,7 +25,8 @@ def requirements_lines(ctx: Context, versions: list[str]) -> list[str] | None:
     return [header, delim, *rows]
 
 
-@rule("PB101", "requirements-missing", severity="error", scope="document", fix="sometimes")
+@rule("PB101", "requirements-missing", severity="error", scope="document", fix="sometimes",
+      safety="unsafe")  # fmt: skip
 def requirements_missing(ctx: Context) -> Iterator[Issue]:
     """A README with a Performance table has no Requirements table.
 
@@ -68,7 +70,7 @@ def requirements_missing(ctx: Context) -> Iterator[Issue]:
         if scope is not None:
             new = [f"{'#' * scope.level} Requirements", "", *table, ""]
             fix = Fix("Add a Requirements section from the matrix",
-                      (Edit.insert_before(scope.line, new),))  # fmt: skip
+                      (Edit.insert_before(scope.line, new),), "unsafe")  # fmt: skip
     listed = ", ".join(versions) if versions else "the MindSpore version you tested with"
     yield Issue(
         first.header.line,
@@ -99,3 +101,39 @@ def requirements_empty(ctx: Context, table) -> Iterator[Issue]:
             "was verified on",
             table=table.index,
         )
+
+
+@rule("PB103", "requirements-floors", severity="warning", scope="requirements")
+def requirements_floors(ctx: Context, table) -> Iterator[Issue]:
+    """The Requirements table gives minimum versions (`>=2.6.0`), not the versions tested.
+
+    The guide's table names the exact MindSpore, driver, firmware and CANN the model was
+    verified on, one row per MindSpore version: a floor says what may work, not what was tested,
+    so the row cannot be checked against the matrix. One finding for the table (its columns and
+    rows are not checked one by one).
+
+    Example:
+        | mindspore | ascend driver | cann |
+        | :-------: | :-----------: | :--: |
+        | >=2.6.0 | >=24.1.RC1 | >=8.1.RC1 |
+
+    Use instead:
+        | mindspore | ascend driver | firmware | cann toolkit/kernel |
+        | :-------: | :-----------: | :------: | :-----------------: |
+        | 2.6.0 | 24.1.RC3 | 7.5.0.3.220 | 8.1.RC1 |
+    """
+    if not floor_table(ctx, table):
+        return
+    col = ctx.column(table, "mindspore")
+    floors = [
+        c.value.strip()
+        for row in table.rows
+        if (c := ctx.cell(row, col)) is not None and FLOOR.search(c.value[:80])
+    ]
+    yield Issue(
+        table.header.line,
+        f"the Requirements table gives minimum versions ({q(floors[0])}), not the versions the "
+        "model was tested with; the guide wants one row per tested MindSpore version with its "
+        "driver, firmware and CANN: `| mindspore | ascend driver | firmware | cann toolkit/kernel |`",
+        table=table.index,
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..context import Context
@@ -9,16 +10,28 @@ from ..fix import Edit, Fix
 from ..model import Sentence, Table
 from ..parse import canonical_sentence, sentence_span
 from ..registry import Issue, rule
-from ..spec.versions import mindspore_versions, same_mindspore
-from ._util import q
+from ..spec.versions import mindspore_versions, normalize_mindspore, same_mindspore
+from ._util import floor_table, q
+
+# hardware the guide's sentence is not about (it names Ascend 910 or 910*): a table measured there
+# is another machine's benchmark, and its sentence cannot be written in the guide's words
+_OTHER_HARDWARE = re.compile(
+    r"(?i)(?<![a-z0-9])(?:310[PB]?|GPUs?|CPUs?|GeForce|RTX|Tesla|[AHV]100|[AH]800|"
+    r"Orange[ -]?Pi|Atlas[ -]?(?:200|300)[A-Z]*)(?![a-z0-9])"
+)
+
+
+def _other_hardware(s: Sentence) -> bool:
+    return s.device is None and _OTHER_HARDWARE.search(s.text) is not None
 
 
 def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
-    """Each sentence that governs a performance table, once, with the first table it governs."""
+    """Each sentence that governs a performance table, once, with the first table it governs
+    (not the sentences of benchmarks on other hardware: a GPU, an Ascend 310P)."""
     seen: set[int] = set()
     out = []
     for t in ctx.doc.of_kind("performance"):
-        if t.sentence and t.sentence.line not in seen:
+        if t.sentence and t.sentence.line not in seen and not _other_hardware(t.sentence):
             seen.add(t.sentence.line)
             out.append((t.sentence, t))
     return out
@@ -50,13 +63,37 @@ def sentence_missing(ctx: Context, table: Table) -> Iterator[Issue]:
         )
 
 
-@rule("PB202", "sentence-format", severity="warning", scope="document", fix="sometimes")
+def _completions(ctx: Context, version: str) -> list[str]:
+    """The Requirements table's versions that an incomplete one (`2.4`) may stand for."""
+    v = normalize_mindspore(version)
+    if v is None or not v.partial:
+        return []
+    out: list[str] = []
+    for x in _listed_versions(ctx):
+        full = normalize_mindspore(x)
+        same_minor = full is not None and not full.partial and full.key[:2] == v.key[:2]
+        if same_minor and full.canonical not in out:  # type: ignore[union-attr]
+            out.append(full.canonical)  # type: ignore[union-attr]
+    return out
+
+
+def _partial(version: str) -> bool:
+    v = normalize_mindspore(version)
+    return v is not None and v.partial
+
+
+@rule("PB202", "sentence-format", severity="warning", scope="document", fix="sometimes",
+      safety="mixed")  # fmt: skip
 def sentence_format(ctx: Context) -> Iterator[Issue]:
     """The sentence is not in the guide's words.
 
     The guide's sentence is `Experiments are tested on ascend {910|910*} with mindspore
-    {version} {graph|pynative} mode.` 910B and Atlas 800T A2 machines are written `910*`. The fix
-    rewrites the sentence when the device, one version and the mode can be read from it.
+    {version} {graph|pynative} mode.` 910B and Atlas 800T A2 machines are written `910*`; the
+    Chinese and other English forms (`在采用图模式的ascend 910*上实验结果，mindspore版本为2.5.0`,
+    `Test results on Ascend 910* with MindSpore 2.2.14 graph mode`, a `<summary>` line) are the
+    sentence in other words. The fix rewrites the sentence when the device, one version and the
+    mode can be read from it (a safe fix). An incomplete version (`mindspore 2.4`) is completed
+    from the Requirements table's one 2.4.x row: an unsafe fix, it declares a version.
 
     Example:
         Experiments are tested on Ascend Atlas 800T A2 machines with mindspore 2.5.0 graph mode.
@@ -65,7 +102,8 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
         Experiments are tested on ascend 910* with mindspore 2.5.0 graph mode.
     """
     for s, t in _sentences(ctx):
-        if s.canonical:
+        partial = len(s.versions) == 1 and _partial(s.versions[0])
+        if s.canonical and not partial:
             continue
         missing = [
             what
@@ -77,7 +115,22 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
             if not ok
         ]
         fix = None
-        if not missing:
+        if not missing and partial:
+            full = _completions(ctx, s.versions[0])
+            listed = " or ".join(f"`{x}`" for x in full)
+            msg = (
+                f"sentence {q(s.text)} names an incomplete MindSpore version "
+                f"(`{s.versions[0]}`); write the version you tested with"
+                + (f" ({listed}, as the Requirements table lists)" if full else "")
+            )
+            if len(full) == 1:
+                want = canonical_sentence(s.device, full[0], s.mode, continues=s.continues)  # type: ignore[arg-type]
+                span = sentence_span(ctx.source.line(s.line))
+                if span:
+                    fix = Fix(f"Write MindSpore {full[0]} in the guide's sentence",
+                              (Edit(s.line, span[0], span[1], want),), "unsafe")  # fmt: skip
+                msg += f"; perfbot suggests `{want}`"
+        elif not missing:
             want = canonical_sentence(s.device, s.versions[0], s.mode, continues=s.continues)  # type: ignore[arg-type]
             line = ctx.source.line(s.line)
             span = sentence_span(line)
@@ -104,7 +157,8 @@ def _listed_versions(ctx: Context) -> list[str]:
     return out
 
 
-@rule("PB203", "sentence-version-unlisted", severity="error", scope="document", fix="sometimes")
+@rule("PB203", "sentence-version-unlisted", severity="error", scope="document", fix="sometimes",
+      safety="unsafe")  # fmt: skip
 def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
     """The MindSpore version in the sentence is not a row of the Requirements table.
 
@@ -124,6 +178,8 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
     req = ctx.doc.of_kind("requirements")
     if not req:
         return  # PB101 reports the missing table
+    if all(floor_table(ctx, t) for t in req):
+        return  # minimum versions only: PB103 asks for the tested ones
     listed = _listed_versions(ctx)
     target = req[0]
     ordered = [c.name for c in ctx.columns(target)] == list(ctx.spec.requirements_order)
@@ -131,18 +187,21 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
         for v in s.versions:
             if any(same_mindspore(v, x) for x in listed):
                 continue
+            if _completions(ctx, v):
+                continue  # `2.4` for the listed 2.4.1: PB202 says it is incomplete
             fix = None
             row = ctx.matrix.canonical_row(v)
             values = [row.get(k) for k in ("mindspore", "driver", "firmware", "cann")]
-            if row and ordered and all(values) and target.rows:
+            if row and ordered and all(values) and target.rows and not _partial(v):
                 last = target.rows[-1]
                 new = "| " + " | ".join(values) + " |"  # type: ignore[arg-type]
                 fix = Fix(f"Add the matrix's row for MindSpore {values[0]}",
-                          (Edit.insert_after(last.line, last.raw, [new]),))  # fmt: skip
+                          (Edit.insert_after(last.line, last.raw, [new]),), "unsafe")  # fmt: skip
+            incomplete = " (an incomplete version: write the one you tested with)" * _partial(v)
             yield Issue(
                 s.line,
-                f"the sentence names MindSpore `{v}`, which the Requirements table does not "
-                "list; add its row (driver, firmware, CANN) to the Requirements table",
+                f"the sentence names MindSpore `{v}`{incomplete}, which the Requirements table "
+                "does not list; add its row (driver, firmware, CANN) to the Requirements table",
                 fix,
                 table=t.index,
             )

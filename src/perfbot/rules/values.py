@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -26,7 +28,10 @@ from ._util import q, set_cell
 
 @dataclass(frozen=True, slots=True)
 class Shown:
-    """A number as a README shows it: the value and the half-width of its rounding interval."""
+    """A number as a README shows it: the value and the half-width of its rounding interval.
+
+    A derived number may also be cut rather than rounded (245.337 shown as 245.33): ``cut``
+    widens the interval upwards to the next value in the last digit shown."""
 
     value: float
     half: float
@@ -59,10 +64,33 @@ class Shown:
     def hi(self) -> float:
         return self.value + self.half
 
+    @property
+    def cut_hi(self) -> float:
+        """The top of the interval when the last digit may have been cut, not rounded."""
+        return self.value + 2 * self.half
+
 
 def _int(cell: Cell | None) -> int | None:
     x = parse_number(cell.value) if cell else None
     return int(x) if x is not None and x == int(x) and x > 0 else None
+
+
+# `8 shards`, `4`, `sp=4`: how many cards share one sample; ON: some, unknown
+_SP_COUNT = re.compile(r"(?i)^\D{0,8}?([1-9][0-9]{0,3})\b")
+_SP_ON = re.compile(r"(?i)^\W*(?:on|yes|true|enabled?|✓|✔|√)\W*$")
+
+
+def _sequence_parallel(cell: Cell | None) -> int | None:
+    """Cards per sample in a sequence-parallel row: n >= 2, 0 when ON without a number, None
+    when the row is not sequence parallel (no column, OFF, 1, a placeholder)."""
+    if cell is None:
+        return None
+    v = cell.value.strip()[:40]
+    m = _SP_COUNT.match(v)
+    if m:
+        n = int(m.group(1))
+        return n if n >= 2 else None
+    return 0 if _SP_ON.match(v) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +102,7 @@ class RowNumbers:
     scale: float  # step.value * scale = seconds
     step_cell: Cell
     frames: int = 1  # a `frames` column: img/s may count frames
+    sp: int | None = None  # cards per sample (sequence parallel); 0: some, unknown
 
     @property
     def per_batch(self) -> float:
@@ -85,11 +114,20 @@ class RowNumbers:
         k = self.steps * self.scale
         return k * self.step.lo, k * self.step.hi
 
-    def throughput_range(self, per_sample: int = 1) -> tuple[float, float]:
+    def throughput_range(self, per_sample: float = 1) -> tuple[float, float]:
         """img/s for every true step time that rounds to the shown s/step."""
         n = self.cards * self.batch * per_sample
         lo_t, hi_t = self.batch_time_range()
         return n / hi_t, n / lo_t
+
+    def parallel_shares(self) -> list[float]:
+        """The fractions of cards × batch size that are distinct samples: 1, or 1 / sp for a
+        sequence-parallel row (every divisor of cards when the sp degree is not written)."""
+        if self.sp is None:
+            return [1.0]
+        if self.sp >= 2:
+            return [1.0 / self.sp]
+        return [1.0 / d for d in range(1, self.cards + 1) if self.cards % d == 0][:64]
 
 
 def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
@@ -116,7 +154,8 @@ def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
             return None
         steps = s
     frames = _int(ctx.cell(row, ctx.column(table, "frames")))
-    return RowNumbers(cards, batch, steps, step, scale, step_cell, frames or 1)
+    sp = _sequence_parallel(ctx.cell(row, ctx.column(table, "sequence parallel")))
+    return RowNumbers(cards, batch, steps, step, scale, step_cell, frames or 1, sp)
 
 
 def _fmt(x: float) -> str:
@@ -133,8 +172,124 @@ def _overlaps(a_lo: float, a_hi: float, b_lo: float, b_hi: float) -> bool:
     return a_lo <= b_hi + eps and b_lo <= a_hi + eps
 
 
-def _agrees(nums: RowNumbers, shown: Shown, per_sample: int = 1) -> bool:
-    return _overlaps(*nums.throughput_range(per_sample), shown.lo, shown.hi)
+def _agrees(nums: RowNumbers, shown: Shown, per_sample: float = 1) -> bool:
+    """The shown img/s follows from the row for some step time that rounds to the shown s/step,
+    the shown img/s rounded or cut in its last digit."""
+    return any(
+        _overlaps(*nums.throughput_range(per_sample * share), shown.lo, shown.cut_hi)
+        for share in nums.parallel_shares()
+    )
+
+
+# --- what the table says img/s counts ----------------------------------------------------------
+
+# "Stage 1: Image to 6 Views", "img/s counts the 16 frames of a video"
+_COUNT_WORD = re.compile(r"(?i)\b([1-9][0-9]{0,3})[ -]?(?:views?|frames?|images?|imgs?)\b")
+_VIDEO_WORD = re.compile(r"(?i)\b(?:videos?|frames?|views?|multi-view|3d)\b")
+_NOTE_LINES = 12  # how far below a table a note about it may sit
+_NOTE_CHARS = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Counting:
+    """What the table, its heading and the notes below it say one sample of img/s holds."""
+
+    counts: frozenset[int]  # sample sizes written somewhere (`6 Views`, `16 frames`)
+    frames_formula: bool  # a note says img/s multiplies by the number of frames
+    video: bool  # a video or multi-view table (weak evidence: several images per sample)
+
+
+def _notes_below(ctx: Context, table: Table) -> list[str]:
+    """The lines right under a table, up to the next heading, table or a few lines."""
+    out: list[str] = []
+    starts = ctx.memo.get("block-starts")
+    if not isinstance(starts, list):  # once per document: a README can hold thousands of tables
+        starts = sorted([h.line for h in ctx.doc.headings] + [t.start_line for t in ctx.doc.tables])
+        ctx.memo["block-starts"] = starts
+    i = bisect_right(starts, table.end_line)
+    stop = min([table.end_line + 1 + _NOTE_LINES, *starts[i : i + 1]])
+    size = 0
+    for n in range(table.end_line + 1, min(stop, len(ctx.source.lines) + 1)):
+        line = ctx.source.line(n)[:_NOTE_CHARS]
+        size += len(line)
+        if size > _NOTE_CHARS:
+            break
+        out.append(line)
+    return out
+
+
+def _counting(ctx: Context, table: Table) -> Counting:
+    key = ("counting", table.index)
+    found = ctx.memo.get(key)
+    if isinstance(found, Counting):
+        return found
+    notes = _notes_below(ctx, table)
+    # the table's own headings, not the document's title (`# Open-Sora: video generation` says
+    # nothing about one table)
+    title = next((h for h in ctx.doc.headings if h.level == 1), None)
+    texts = [h.text for h in table.section[-2:] if h is not title] + notes
+    if table.sentence is not None:
+        texts.append(table.sentence.text)
+    counts: set[int] = set()
+    video = False
+    for t in texts:
+        counts.update(int(m.group(1)) for m in _COUNT_WORD.finditer(t[:_NOTE_CHARS]))
+        video = video or _VIDEO_WORD.search(t[:_NOTE_CHARS]) is not None
+    formula = False
+    for line in notes:
+        low = line.lower()
+        if "frame" in low and "=" in low and ("img" in low or "image" in low or "fps" in low):
+            formula = True
+    names = {c.name for c in ctx.columns(table)}
+    video = video or bool(names & {"frames", "s/video"})
+    res = ctx.column(table, "resolution")
+    if res is not None:
+        for row in table.rows[:8]:
+            cell = ctx.cell(row, res)
+            if cell is not None and cell.value.lower().count("x") == 2:
+                video = True
+    found = Counting(frozenset(counts), formula, video)
+    ctx.memo[key] = found
+    return found
+
+
+def _frames_of(ctx: Context, table: Table, row: Row, nums: RowNumbers) -> set[int]:
+    """Sample sizes the row itself gives: its `frames` cell, the F of an `FxHxW` resolution."""
+    out = {nums.frames} if nums.frames > 1 else set()
+    cell = ctx.cell(row, ctx.column(table, "resolution"))
+    if cell is not None:
+        parts = re.split(r"\s*[xX×*]\s*", cell.value.strip()[:40])
+        if len(parts) == 3 and parts[0].isdigit() and 1 < int(parts[0]) <= 4096:
+            out.add(int(parts[0]))
+    return out
+
+
+def _multiple(nums: RowNumbers, shown: Shown) -> int | None:
+    """k >= 2 when the shown img/s is k x the guide's value, else None."""
+    base = nums.cards * nums.batch / nums.per_batch
+    if base <= 0:
+        return None
+    k = round(shown.value / base)
+    return k if 2 <= k <= 4096 and _agrees(nums, shown, k) else None
+
+
+def _explained(ctx: Context, table: Table, row: Row, nums: RowNumbers, shown: Shown) -> bool:
+    """The shown img/s counts several images per sample, and the README says how many (a
+    `frames` column, an `FxHxW` resolution, `6 views` in its heading or a note, or a note under
+    the table saying img/s multiplies by the frames)."""
+    k = _multiple(nums, shown)
+    if k is None:
+        return False
+    how = _counting(ctx, table)
+    return how.frames_formula or k in how.counts or k in _frames_of(ctx, table, row, nums)
+
+
+def _inverted(nums: RowNumbers, shown: Shown) -> bool:
+    """The `s/step` cell holds steps per second: img/s = cards × batch size × value / steps."""
+    if nums.scale != 1 or nums.step.value <= 0:
+        return False
+    n = nums.cards * nums.batch / nums.steps
+    return _overlaps(n * nums.step.lo, n * nums.step.hi, shown.lo, shown.cut_hi)
 
 
 def _derived_rows(
@@ -158,23 +313,30 @@ def _time_per_image(nums: RowNumbers, shown: Shown) -> bool:
     return nums.steps > 1 and _overlaps(*nums.batch_time_range(), shown.lo, shown.hi)
 
 
-def _multiple(nums: RowNumbers, shown: Shown) -> int | None:
-    """k >= 2 when the shown img/s is k x the guide's value (k images per sample), else None."""
-    base = nums.cards * nums.batch / nums.per_batch
-    if base <= 0:
-        return None
-    k = round(shown.value / base)
-    return k if 2 <= k <= 256 and _agrees(nums, shown, k) else None
+def _formula(nums: RowNumbers) -> str:
+    formula = f"{nums.cards} × {nums.batch}"
+    if nums.steps > 1:
+        return formula + f" / ({nums.steps} × {_step_text(nums)})"
+    return formula + f" / {_step_text(nums)}"
 
 
-@rule("PB401", "img-s-mismatch", severity="error", scope="performance", fix="always")
+@rule("PB401", "img-s-mismatch", severity="error", scope="performance", fix="sometimes",
+      safety="unsafe")  # fmt: skip
 def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     """img/s does not equal cards × batch size / s/step (÷ steps in inference tables).
 
     s/step is itself rounded, so a shown img/s agrees when some step time that rounds to the
-    shown s/step gives it: 4 × 64 / 1.03 = 248.54 shown as 248.52 agrees (1.0301 s). The fix
-    writes the value computed from the shown cells; the message also says which s/step would
-    make the shown img/s right, in case s/step is the wrong cell.
+    shown s/step gives it: 4 × 64 / 1.03 = 248.54 shown as 248.52 agrees (1.0301 s); an img/s
+    cut in its last digit (245.337 shown as 245.33) agrees too. A row that counts several images
+    per sample agrees when the README says how many (a `frames` column, an `FxHxW` resolution,
+    `6 views` in the heading, a note under the table such as
+    `img/s = cards * batch_size * num_frames / step_time`); a sequence-parallel row (several
+    cards on one sample) does not multiply by every card.
+
+    The fix writes the value computed from the shown cells. It is unsafe: the message says which
+    s/step would make the shown img/s right, and either cell may be the wrong one. An img/s that
+    is a whole multiple of the computed one (8 ×: is `cards` wrong?) and a `s/step` column that
+    holds steps per second get no fix.
 
     Example:
         | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 515.61 |
@@ -183,19 +345,38 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
         | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 550.54 |
     """
     for row, nums, img_cell, shown in _derived_rows(ctx, table):
-        if _agrees(nums, shown) or (nums.frames > 1 and _agrees(nums, shown, nums.frames)):
+        if _agrees(nums, shown) or _explained(ctx, table, row, nums, shown):
             continue
         if _time_per_image(nums, shown):
             continue  # reported by PB402: the value is the time per image
-        if _multiple(nums, shown):
-            continue  # reported by PB406: several images per sample
+        k = _multiple(nums, shown)
+        if k and _counting(ctx, table).video:
+            continue  # reported by PB406: a video table that does not say what img/s counts
         want = round2(nums.cards * nums.batch / nums.per_batch)
-        formula = f"{nums.cards} × {nums.batch}"
-        formula += (
-            f" / ({nums.steps} × {_step_text(nums)})"
-            if nums.steps > 1
-            else (f" / {_step_text(nums)}")
-        )
+        where = {"table": table.index, "row_key": ctx.row_key(table, row)}
+        if _inverted(nums, shown):
+            yield Issue(
+                img_cell.line,
+                f"the `s/step` cell {q(nums.step_cell.value)} looks like steps per second: img/s "
+                f"{q(img_cell.value)} is cards × batch size × the cell "
+                f"({nums.cards} × {nums.batch} × {nums.step_cell.value}"
+                + (f" / {nums.steps} steps" if nums.steps > 1 else "")
+                + f" = {round2(nums.cards * nums.batch * nums.step.value / nums.steps)})"
+                + f"; write seconds per step ({round2(1 / nums.step.value)} s/step), or check "
+                f"img/s (with {nums.step_cell.value} s/step it would be {want})",
+                **where,  # type: ignore[arg-type]
+            )
+            continue
+        if k:
+            yield Issue(
+                img_cell.line,
+                f"img/s {q(img_cell.value)} is {k} × cards × batch size / s/step "
+                f"({_formula(nums)} = {want}): is `cards` or `batch size` wrong, or does each "
+                f"sample count {k} images? (then say so in a note under the table, e.g. "
+                "`img/s = cards * batch_size * num_frames / step_time`)",
+                **where,  # type: ignore[arg-type]
+            )
+            continue
         if shown.value > 0:
             implied = nums.cards * nums.batch / (shown.value * nums.steps) / nums.scale
             hint = f"; the shown img/s would need s/step ≈ {implied:.2f}"
@@ -206,10 +387,9 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
         yield Issue(
             img_cell.line,
             f"img/s {q(img_cell.value)} does not match cards × batch size / s/step: "
-            f"{formula} = {want}{hint}",
-            set_cell(img_cell, want, f"Set img/s to {want}"),
-            table=table.index,
-            row_key=ctx.row_key(table, row),
+            f"{_formula(nums)} = {want}{hint}",
+            set_cell(img_cell, want, f"Set img/s to {want}", "unsafe"),
+            **where,  # type: ignore[arg-type]
         )
 
 
@@ -249,27 +429,31 @@ def img_s_is_s_img(ctx: Context, table: Table) -> Iterator[Issue]:
 
 @rule("PB406", "img-s-multiple", severity="info", scope="performance")
 def img_s_multiple(ctx: Context, table: Table) -> Iterator[Issue]:
-    """img/s is a whole multiple of cards × batch size / s/step: several images per sample?
+    """In a video or multi-view table, img/s is a whole multiple of cards × batch size / s/step,
+    and nothing says how many images one sample counts.
 
-    A model that makes several images per sample (multi-view generation, video frames) may count
-    each of them. The guide's img/s counts samples; say in a note under the table what img/s
-    counts, or add a `frames` column (then img/s may count frames).
+    A model that makes several images per sample (video frames, the views of a multi-view model)
+    may count each of them; say how many (a `frames` column, an `FxHxW` resolution, a note under
+    the table: `img/s = cards * batch_size * num_frames / step_time`). Outside such tables a
+    whole multiple is an error (PB401: is `cards` or `batch size` wrong?).
 
     Example:
+        ## Multi-view generation
+
         | mvd | 1 | 1 | 512x512 | O0 | euler | 50 | 1.60 | 0.075 |
 
     Use instead:
-        | mvd | 1 | 1 | 512x512 | O0 | euler | 50 | 1.60 | 0.01 |
+        ## Multi-view generation
 
-        (or keep 0.075 with a note: "img/s counts the 6 views of each sample")
+        | mvd | 1 | 1 | 512x512 | O0 | euler | 50 | 1.60 | 0.075 |
+
+        img/s counts the 6 views of each sample: img/s = cards * batch_size * 6 / (steps * s/step)
     """
     for row, nums, img_cell, shown in _derived_rows(ctx, table):
-        if _agrees(nums, shown):
+        if _agrees(nums, shown) or _explained(ctx, table, row, nums, shown):
             continue
-        if nums.frames > 1 and _agrees(nums, shown, nums.frames):
-            continue
-        if _time_per_image(nums, shown):
-            continue  # reported by PB402, not "steps × s/step images per sample"
+        if _time_per_image(nums, shown) or not _counting(ctx, table).video:
+            continue  # PB402's, or PB401's
         k = _multiple(nums, shown)
         if k:
             base = round2(nums.cards * nums.batch / nums.per_batch)
@@ -282,15 +466,17 @@ def img_s_multiple(ctx: Context, table: Table) -> Iterator[Issue]:
             )
 
 
-@rule("PB403", "s-img-mismatch", severity="error", scope="performance", fix="always")
+@rule("PB403", "s-img-mismatch", severity="error", scope="performance")
 def s_img_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
-    """s/img (or s/video) does not equal steps × s/step / (cards × batch size).
+    """s/img (or s/video) is less than steps × s/step / (cards × batch size): impossible.
 
-    In an inference table one batch takes steps × s/step seconds; for batch size 1 that is the
-    time per image or video (dynamicrafter: 50 × 1.42 = 71.00 s/video).
+    In an inference table one batch takes at least steps × s/step seconds. An end-to-end time
+    per image or video also holds the text encoder and the decoder, so a value *above* that is
+    no contradiction (dynamicrafter: 50 × 1.42 = 71 s of sampling, 80 s end to end); only a value
+    below it is. A measured time is never overwritten: there is no fix.
 
     Example:
-        | ... | ddim | 50 | O1 | 5 mins | 1.42 | 0.01 | 80.00 |
+        | ... | ddim | 50 | O1 | 5 mins | 1.42 | 0.01 | 60.00 |
 
     Use instead:
         | ... | ddim | 50 | O1 | 5 mins | 1.42 | 0.01 | 71.00 |
@@ -300,15 +486,15 @@ def s_img_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     for name in ("s/img", "s/video"):
         for row, nums, cell, shown in _derived_rows(ctx, table, name):
             n = nums.cards * nums.batch
-            lo, hi = nums.batch_time_range()
-            if _overlaps(lo / n, hi / n, shown.lo, shown.hi):
+            lo, _hi = nums.batch_time_range()
+            if shown.cut_hi >= lo / n - 1e-9 * max(1.0, lo / n):
                 continue
-            want = round2(nums.per_batch / n)
+            least = round2(nums.per_batch / n)
             yield Issue(
                 cell.line,
-                f"{name} {q(cell.value)} does not match steps × s/step / (cards × batch size): "
-                f"{nums.steps} × {_step_text(nums)} / ({nums.cards} × {nums.batch}) = {want}",
-                set_cell(cell, want, f"Set {name} to {want}"),
+                f"{name} {q(cell.value)} is less than the sampling alone takes: steps × s/step / "
+                f"(cards × batch size) = {nums.steps} × {_step_text(nums)} / "
+                f"({nums.cards} × {nums.batch}) = {least}; one of these cells is wrong",
                 table=table.index,
                 row_key=ctx.row_key(table, row),
             )
@@ -349,9 +535,41 @@ def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
             )
 
 
+_GRAPH_ONLY = ("jit level", "graph compile")
+_SAMPLING = ("steps", "scheduler")
+_MODE_HEADERS = frozenset({"mode", "run mode", "exec mode", "execution mode", "ms mode", "模式",
+                           "运行模式"})  # fmt: skip
+
+
+def _row_mode(ctx: Context, table: Table, row: Row) -> str | None:
+    """`pynative` / `graph` for a row: its own `mode` cell, else the table's sentence."""
+    for col in ctx.columns(table):
+        if col.column is None and col.text.strip().strip("*").strip().lower() in _MODE_HEADERS:
+            cell = ctx.cell(row, col)
+            v = cell.value.lower() if cell else ""
+            if "pynative" in v or "动态图" in v:
+                return "pynative"
+            if "graph" in v or "图" in v:
+                return "graph"
+    return table.sentence.mode if table.sentence else None
+
+
+def _samples(ctx: Context, table: Table, row: Row) -> bool:
+    """The row samples: it has a scheduler or a number of steps (not both missing)."""
+    for name in _SAMPLING:
+        cell = ctx.cell(row, ctx.column(table, name))
+        if cell is not None and not PLACEHOLDER.match(cell.value.strip()):
+            return True
+    return False
+
+
 @rule("PB405", "missing-value", severity="warning", scope="performance")
 def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
-    """A required column has an empty or placeholder cell (`-`, `N/A`, `xx.xx`).
+    """A required column has an empty or placeholder cell (`-`, `N/A`, `N.A.`, `xx.xx`).
+
+    Not missing: `N/A` or `/` for jit level and graph compile in a row measured in PyNative
+    mode (its `mode` cell, or the sentence's mode); `N/A` for steps and scheduler in a stage
+    that does not sample.
 
     Example:
         | dit | 1 | 64 | 256x256 | O2 | - | 0.89 | 71.91 |
@@ -365,6 +583,10 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
         for col in cols:
             cell = ctx.cell(row, col)
             if cell is not None and PLACEHOLDER.match(cell.value.strip()):
+                if col.name in _GRAPH_ONLY and _row_mode(ctx, table, row) == "pynative":
+                    continue  # no jit level nor graph compile in PyNative mode
+                if col.name in _SAMPLING and not _samples(ctx, table, row):
+                    continue  # a stage that does not sample (a VAE, a mesh decoder)
                 yield Issue(
                     cell.line,
                     f"`{col.name}` has no value ({q(cell.value)}); the guide requires it",
@@ -383,6 +605,11 @@ def _form_issues(ctx: Context, table: Table, form_name: str) -> Iterator[Issue]:
         yield from _check_column(ctx, table, col, form_name)
 
 
+# a short note in brackets after a value (`12x308x476(video)`, `4 (video)`)
+_NOTE = re.compile(r"[ \t]{0,3}[(（][^()（）]{1,40}[)）]$")
+_NOTED_FORMS = frozenset({"positive_int", "resolution"})
+
+
 def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> Iterator[Issue]:
     form = FORMS[form_name]
     name = col.column.name  # type: ignore[union-attr]
@@ -395,6 +622,8 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
         v = cell.value.strip()
         if PLACEHOLDER.match(v) or form.match(v):
             continue
+        if form_name in _NOTED_FORMS and form.match(_NOTE.sub("", v)):
+            continue  # `1372x2044 (image)`, `4 (video)`: the guide's value, with a short note
         if (
             form_name == "graph_compile"
             and ctx.config.allow.compile_seconds
@@ -413,10 +642,17 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
                     "`allow: {compile_seconds: true}` in .perfbot.yml)"
                 )
         fix = set_cell(cell, new, f"Write {new}") if new is not None and new != v else None
+        if fix is not None and form_name == "decimal2" and name in DERIVED and _padded(v):
+            new, extra = _derived_value(ctx, table, row, cell, name)
+            fix = set_cell(cell, new, f"Write {new}", "unsafe") if new is not None else None
         suggestion = f"; perfbot suggests `{new}`" if fix else ""
+        want = form.want
+        t = parse_time(v) if form_name == "decimal2" else None
+        if t is not None and t[1] is not None and Shown.half_of(t[2]) == 0.005:
+            want = "the number alone (the header gives the unit)"
         yield Issue(
             cell.line,
-            f"`{label}` {q(cell.value)}: the guide wants {form.want}, e.g. `{form.example}`"
+            f"`{label}` {q(cell.value)}: the guide wants {want}, e.g. `{form.example}`"
             f"{suggestion}{extra}",
             fix,
             table=table.index,
@@ -424,13 +660,49 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
         )
 
 
-def _form_rule(id: str, slug: str, form_name: str, doc: str, severity: str = "warning") -> None:
+# Numbers derived from the others: 2 decimals come from recomputing, never from padding (`457` is
+# not `457.00`, a precision nobody measured)
+DERIVED = frozenset({"img/s", "s/img", "s/video"})
+
+
+def _padded(v: str) -> bool:
+    """The number shows fewer than 2 decimals (`457`, `88.1`, `84s`): the guide's form would pad
+    it with zeros."""
+    t = parse_time(v)
+    return t is not None and Shown.half_of(t[2]) > 0.005
+
+
+def _derived_value(
+    ctx: Context, table: Table, row: Row, cell: Cell, name: str
+) -> tuple[str | None, str]:
+    """img/s with 2 decimals recomputed from the row when the shown value agrees with it (an
+    unsafe fix: it writes digits the README did not show); s/img and s/video may be measured end
+    to end, so they get no fix. Returns (value or None, a note for the message)."""
+    note = (
+        f" (not padded: `{round2(float(parse_time(cell.value)[0]))}` would claim a precision "  # type: ignore[index]
+        "nobody measured; write the value with the 2 decimals you measured or computed)"
+    )
+    if name != "img/s":
+        return None, note
+    nums = _numbers(ctx, table, row)
+    shown = Shown.of(cell)
+    if nums is None or shown is None or nums.sp is not None:
+        return None, note
+    if not _overlaps(*nums.throughput_range(), shown.lo, shown.cut_hi):
+        return None, note  # PB401 reports the disagreement
+    want = round2(nums.cards * nums.batch / nums.per_batch)
+    return want, f" (recomputed from the row: {_formula(nums)}, not padded with zeros)"
+
+
+def _form_rule(
+    id: str, slug: str, form_name: str, doc: str, severity: str = "warning", safety: str = "safe"
+) -> None:
     def check(ctx: Context, table: Table) -> Iterator[Issue]:
         return _form_issues(ctx, table, form_name)
 
     check.__doc__ = doc
     check.__name__ = slug.replace("-", "_")
-    rule(id, slug, severity=severity, scope="performance", fix="sometimes")(check)  # type: ignore[arg-type]
+    rule(id, slug, severity=severity, scope="performance", fix="sometimes", safety=safety)(check)  # type: ignore[arg-type]
 
 
 _form_rule(
@@ -440,12 +712,18 @@ _form_rule(
     """\
 s/step, img/s, s/img, s/video, psnr and ssim are numbers with exactly 2 decimals.
 
+Rounding a longer number (`71.9123` to `71.91`) and padding a measured one (s/step `0.9` to
+`0.90`) are safe fixes. A derived number is never padded: img/s `457` becomes the value
+recomputed from the row (an unsafe fix), and s/img or s/video (which may be measured end to end)
+get no fix.
+
 Example:
     | ... | 0.9 | 71.9123 |
 
 Use instead:
     | ... | 0.90 | 71.91 |
 """,
+    safety="mixed",
 )
 _form_rule(
     "PB411",

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 # Cells that say "no value" rather than a wrong value.
-PLACEHOLDER = re.compile(r"^(?:|-+|—|–|/|n/?a|none|null|tbd|todo|x+\.x+|\?+|…|\.\.\.)$", re.I)
+PLACEHOLDER = re.compile(
+    r"^(?:|-+|—|–|/|n[/.]?a\.?|none|null|tbd|todo|x+\.x+|\?+|…|\.\.\.)$", re.I
+)  # `N.A.` is `n/a` too
 
 _NUM = r"[0-9]+(?:\.[0-9]+)?"
 NUMBER = re.compile(rf"^{_NUM}$")
