@@ -114,14 +114,22 @@ def rule(
     return deco
 
 
+def _load() -> None:
+    """Register perfbot's rules (importing :mod:`perfbot.rules` does it, once).
+
+    Every reader of the registry calls this first, so nothing depends on what an earlier import
+    happened to register: ``perfbot post`` in a fresh process knows every rule too."""
+    from . import rules  # noqa: F401 - registers the rules
+
+
 def get_rule(name: str) -> Rule | None:
     """A rule by id (``PB401``, any case) or slug (``img-s-mismatch``)."""
+    _load()
     return RULES.get(name.upper()) or _BY_SLUG.get(name.lower())
 
 
 def all_rules() -> list[Rule]:
-    from . import rules  # noqa: F401 - registers the rules
-
+    _load()
     return sorted(RULES.values(), key=lambda r: r.id)
 
 

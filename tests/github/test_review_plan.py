@@ -245,10 +245,12 @@ def test_resolved_body_keeps_markers_and_disarms_the_suggestion():
     ("text", "want"),
     [
         ("img/s `20.00` is wrong", "img/s `20.00` is wrong"),
-        ("hi @team and acc@top1", "hi @\u200bteam and acc@top1"),
+        ("hi @team and acc@top1", "hi @\u200dteam and acc@\u200dtop1"),
         ("<b>x</b>", "&lt;b&gt;x&lt;/b&gt;"),
-        ("[a](https://x.io) ![i](y)", "[a]\\(https:\u200b//x.io) ![i]\\(y)"),
+        ("[a](https://x.io) ![i](y)", "\\[a\\](https\\://x.io) !\\[i\\](y)"),
         ("`<code> @x`", "`<code> @x`"),
+        # CommonMark pairs a code span only with a run of the same length
+        ("``<img src=x>` y", "\\`\\`&lt;img src=x&gt;\\` y"),
         ("two\nlines", "two lines"),
     ],
 )

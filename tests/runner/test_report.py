@@ -193,7 +193,7 @@ def test_failed_and_timed_out_runs_show_the_tail_of_their_log_inertly():
     block = body.split("  ````text\n", 1)[1].split("\n  ````\n", 1)[0]
     shown = [ln.removeprefix("  ") for ln in block.split("\n")]
     assert shown[0] == "step 13" and len(shown) == 30
-    assert shown[-3] == "``` @maintainer <details> <!-- x"  # inside a longer fence: inert
+    assert shown[-3] == "``` @maintainer <details> <!-\u200d- x"  # in a longer fence, no <!--
     assert shown[-2] == "�[31mTraceback (most recent call last):�"
     assert shown[-1] == "E" * 299 + "…"
     assert "`dit-8p`" not in table_row(body, "dit-1p")
@@ -573,7 +573,8 @@ def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp
         **R8, status="failed", message="exit 1", s_per_step=None, log_tail=[forged, approval]
     )
     assert post(tmp_path / "a", pr, quoting) == 1
-    assert forged in fake.reviews[-1]["body"]
+    # (quoted in the log's code block, its `<!--` broken: not even a hidden comment)
+    assert f"perfbot:rerun sha={pr.head_sha} results={digest}" in fake.reviews[-1]["body"]
     # neither stops the report from posting its own review, and both are left alone (perfbot's
     # earlier review measured another benchmark: its own last line says so)
     argv = ["--results", str(tmp_path / "bench"), "--pr", "1", "--sha", pr.head_sha]

@@ -10,10 +10,18 @@ the HTTP status and GitHub's message, never a PyGithub or ``requests`` exception
 
 Each method makes exactly the requests its docstring says, so a caller can count them
 (:attr:`Client.requests_made`): no lazy ``get_repo()``/``get_pull()`` round trips; lists fetch
-100 items a page and follow ``Link: rel="next"``. Retries are PyGithub's :class:`GithubRetry`
-(5xx, and secondary rate limits honouring ``Retry-After``), except that a POST is not retried
-after a 5xx: GitHub may have carried it out before the error (a review created twice), so the
-caller decides (perfbot's review looks for its marker before posting again).
+100 items a page and follow ``Link: rel="next"``, at most :data:`MAX_PAGES` pages (then a
+:class:`GitHubError`, never an endless walk). Retries are PyGithub's :class:`GithubRetry` (5xx,
+timeouts and rate limits honouring ``Retry-After``), bounded and never blind:
+
+* a write (POST, PATCH, PUT, DELETE) is retried only when GitHub says it did not carry it out
+  (a rate limit); never after a 5xx, a timeout or a dropped connection, where GitHub may have
+  done it (a review created twice): the caller decides (perfbot's review looks for its marker
+  before posting again). A connection that was never made is retried (nothing was sent);
+* every wait (``Retry-After``, a rate-limit reset, the backoff) is at most ``max_wait`` seconds,
+  and all waits of one :class:`Client` together at most ``wait_budget`` seconds; past either,
+  the request fails at once with :class:`RateLimitedError` ("try again later"), so a run ends in
+  minutes, not after the 30 hours of waits GitHub's headers could ask for.
 
 ``api_url`` is ``GITHUB_API_URL``: ``https://api.github.com`` or, for GitHub Enterprise Server,
 ``https://HOST/api/v3``; the GraphQL endpoint is derived from it (``https://HOST/api/graphql``).
@@ -30,18 +38,20 @@ from __future__ import annotations
 
 import base64
 import logging
+import time
 import urllib.parse
 from typing import Any
 
 import github
 import requests
-from github import Auth, GithubException, GithubRetry
+from github import Auth, GithubException, GithubRetry, RateLimitExceededException
 
 __all__ = [
     "DEFAULT_API_URL",
     "Client",
     "GitHubError",
     "NetworkError",
+    "RateLimitedError",
     "ReadOnlyError",
     "graphql_url_for",
 ]
@@ -52,6 +62,12 @@ logging.getLogger("github").setLevel(logging.WARNING)
 
 DEFAULT_API_URL = "https://api.github.com"
 PER_PAGE = 100
+MAX_PAGES = 100
+"""Pages a list may take (10,000 items); GitHub lists at most 3,000 files of a pull request."""
+MAX_WAIT = 120.0
+"""Longest single wait for a rate limit or a retry, in seconds."""
+WAIT_BUDGET = 300.0
+"""All the waits of one client together, in seconds."""
 _WRITES = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 CLASSIFIERS = ("SPAM", "ABUSE", "OFF_TOPIC", "OUTDATED", "DUPLICATE", "RESOLVED", "LOW_QUALITY")
 REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
@@ -88,6 +104,32 @@ class NetworkError(GitHubError):
         super().__init__(0, message)
 
 
+class RateLimitedError(GitHubError):
+    """GitHub's rate limit, and waiting for it would take longer than perfbot's wait budget."""
+
+
+class _OutOfTime(Exception):
+    """Raised by :class:`_Retry` instead of a wait over the cap or the budget."""
+
+    def __init__(self, wait: float):
+        super().__init__(wait)
+        self.wait = wait
+
+
+class _Budget:
+    """The waits left to one client (shared by the :class:`_Retry` copies urllib3 makes)."""
+
+    def __init__(self, max_wait: float, total: float):
+        self.max_wait = max_wait
+        self.left = total
+        self.rate_limited = False  # the current request was retried for a rate limit
+
+    def take(self, wait: float) -> None:
+        if wait > self.max_wait or wait > self.left:
+            raise _OutOfTime(wait)
+        self.left -= wait
+
+
 def graphql_url_for(api_url: str) -> str:
     """GraphQL endpoint of a REST API root (``.../api/v3`` -> ``.../api/graphql``)."""
     api_url = api_url.rstrip("/")
@@ -97,16 +139,57 @@ def graphql_url_for(api_url: str) -> str:
 
 
 class _Retry(GithubRetry):
-    """PyGithub's retry, but a POST answered with a 5xx is handed back to the caller."""
+    """PyGithub's retry, bounded (:class:`_Budget`), and a write is retried only after a rate
+    limit (GitHub did not carry it out); after a 5xx, a timeout or a dropped connection it is
+    handed back to the caller, who checks whether it landed."""
+
+    budget: _Budget | None = None
+
+    def new(self, **kw: Any) -> _Retry:
+        out = super().new(**kw)
+        out.budget = self.budget
+        return out
+
+    def increment(
+        self, method=None, url=None, response=None, error=None, _pool=None, _stacktrace=None
+    ):  # type: ignore[no-untyped-def]
+        out = super().increment(method, url, response, error, _pool, _stacktrace)
+        if response is not None and response.status in (403, 429) and self.budget is not None:
+            self.budget.rate_limited = True  # PyGithub retries a 403 only for a rate limit
+        return out
+
+    def _is_method_retryable(self, method: str) -> bool:
+        # urllib3 asks this before retrying after a read error (timeout, dropped answer)
+        if method.upper() in _WRITES:
+            return False
+        return super()._is_method_retryable(method)
 
     def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
-        if method == "POST" and status_code >= 500:
-            return False
+        if method.upper() in _WRITES:
+            # 403: PyGithub's increment() retries it only for a rate limit; 429 with
+            # Retry-After: a rate limit. A 5xx may have been carried out: never again blindly.
+            return bool(self.total) and (
+                status_code == 403 or (status_code == 429 and has_retry_after)
+            )
         return super().is_retry(method, status_code, has_retry_after)
+
+    def sleep(self, response: Any = None) -> None:
+        wait = None
+        if self.respect_retry_after_header and response is not None:
+            wait = self.get_retry_after(response)
+        if wait is None:
+            wait = self.get_backoff_time()
+        wait = max(0.0, float(wait))
+        if self.budget is not None:
+            self.budget.take(wait)
+        if wait > 0:
+            time.sleep(wait)
 
 
 def _message(data: Any, fallback: str) -> str:
     """GitHub's error message with its ``errors`` details, as one line."""
+    if data is None:
+        return fallback
     if not isinstance(data, dict):
         return str(data).strip() or fallback
     msg = str(data.get("message") or fallback)
@@ -138,8 +221,10 @@ class Client:
     ``repo`` is ``owner/name``; ``token`` a ``GITHUB_TOKEN``, app or personal token (None:
     anonymous, read-only). ``retries`` bounds PyGithub's retries of one request; ``backoff`` is
     urllib3's backoff factor; ``secondary_rate_wait`` how long to wait on a secondary rate limit
-    that gives no ``Retry-After``. Writes are spaced by :attr:`write_interval` seconds, as GitHub
-    asks of integrations (set it to None on the class to turn that off, as tests do).
+    that gives no ``Retry-After``; ``max_wait`` the longest single wait and ``wait_budget`` all
+    waits together (then :class:`RateLimitedError`). Writes are spaced by :attr:`write_interval`
+    seconds, as GitHub asks of integrations (set it to None on the class to turn that off, as
+    tests do).
     """
 
     write_interval: float | None = 1.0
@@ -153,6 +238,8 @@ class Client:
         retries: int = 5,
         backoff: float = 1.0,
         secondary_rate_wait: float = 60.0,
+        max_wait: float = MAX_WAIT,
+        wait_budget: float = WAIT_BUDGET,
         timeout: int = 30,
         user_agent: str = "perfbot",
     ) -> None:
@@ -164,10 +251,13 @@ class Client:
         retry = _Retry(
             total=retries,
             backoff_factor=backoff,
+            backoff_max=max_wait,
             secondary_rate_wait=secondary_rate_wait,
+            max_rate_limit_wait=max_wait,
             allowed_methods=GithubRetry.DEFAULT_ALLOWED_METHODS | {"GET", "POST", "PATCH"},
             raise_on_status=False,
         )
+        retry.budget = self._budget = _Budget(max_wait, wait_budget)
         self._github = github.Github(
             base_url=self.api_url,
             auth=Auth.Token(token) if token else None,
@@ -199,27 +289,45 @@ class Client:
         host. Returns (lower-cased response headers, JSON). Raises :class:`GitHubError`."""
         url = path if path.startswith(("http://", "https://")) else self.api_url + path
         self.requests_made += 1
+        self._budget.rate_limited = False
         try:
             return self._requester.requestJsonAndCheck(
                 method, url, parameters=params, headers=headers, input=body
             )
+        except _OutOfTime as e:
+            raise RateLimitedError(
+                429, f"{_RATE_LIMITED} (GitHub asked to wait {e.wait:.0f} s)"
+            ) from None
         except GithubException as e:
             msg = _message(e.data, e.message or f"GitHub answered {e.status}")
             hdrs = {str(k).lower(): str(v) for k, v in (e.headers or {}).items()}
-            if e.status == 403 and method in _WRITES and "rate limit" not in msg.lower():
+            if _rate_limited(e, msg, hdrs) or (
+                self._budget.rate_limited and e.status in (403, 429)
+            ):
+                raise RateLimitedError(e.status, f"{_RATE_LIMITED} ({msg})", headers=hdrs) from None
+            if e.status == 403 and method in _WRITES:
                 raise ReadOnlyError(e.status, msg, headers=hdrs) from None
             raise GitHubError(e.status, msg, headers=hdrs) from None
         except (requests.exceptions.RequestException, OSError) as e:
             host = urllib.parse.urlparse(url).netloc
             raise NetworkError(f"cannot reach GitHub at {host}: {_reason(e)}") from None
 
-    def paginate(self, path: str, params: dict[str, Any] | None = None) -> list[Any]:
-        """Every item of a list endpoint, 100 a page (one request per page)."""
+    def paginate(
+        self, path: str, params: dict[str, Any] | None = None, *, max_pages: int = MAX_PAGES
+    ) -> list[Any]:
+        """Every item of a list endpoint, 100 a page (one request per page), at most
+        ``max_pages`` pages: a list that goes on is a :class:`GitHubError`, not an endless walk."""
         items: list[Any] = []
         url: str | None = path
         query: dict[str, Any] | None = {"per_page": PER_PAGE, **(params or {})}
+        pages = 0
         while url:
+            if pages >= max_pages:
+                raise GitHubError(
+                    0, f"GitHub listed more than {max_pages} pages of {path}; perfbot stopped there"
+                )
             headers, data = self.request("GET", url, params=query)
+            pages += 1
             if isinstance(data, list):
                 items.extend(data)
             url, query = _next_link(headers), None  # the next link carries the query
@@ -249,8 +357,8 @@ class Client:
 
     def pull_files(self, number: int) -> list[dict[str, Any]]:
         """The PR's changed files with their ``patch`` (1 request per 100 files; GitHub lists at
-        most 3,000)."""
-        return self.paginate(f"{self._repo_path}/pulls/{int(number)}/files")
+        most 3,000, so at most 30 pages)."""
+        return self.paginate(f"{self._repo_path}/pulls/{int(number)}/files", max_pages=30)
 
     def file_content(self, path: str, ref: str) -> bytes:
         """A file's bytes at ``ref`` (a sha or branch) of this repository (1 request). A fork
@@ -348,6 +456,23 @@ class Client:
             if isinstance(e, NetworkError):
                 raise
             return None
+
+
+_RATE_LIMITED = "GitHub's rate limit: rate limited, try again later"
+
+
+def _rate_limited(e: GithubException, msg: str, headers: dict[str, str]) -> bool:
+    """Whether GitHub refused ``e`` for a rate limit (primary or secondary), past our waits."""
+    if isinstance(e, RateLimitExceededException):  # incl. ...ExceedsMaxWait
+        return True
+    if e.status not in (403, 429):
+        return False
+    return (
+        e.status == 429
+        or "rate limit" in msg.lower()
+        or "retry-after" in headers
+        or headers.get("x-ratelimit-remaining") == "0"
+    )
 
 
 def _reason(e: BaseException) -> str:

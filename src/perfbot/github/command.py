@@ -191,14 +191,12 @@ def _addressed(line: str) -> bool:
 
 
 def code(text: str, limit: int = _QUOTE_LEN) -> str:
-    """``text`` as an inline code span for a reply: shortened, never closed early by a backtick,
-    and so never a link, a mention or HTML."""
-    t = text if len(text) <= limit else text[: limit - 1] + "…"
-    t = "".join(c if c.isprintable() else "�" for c in t)
-    longest = max((len(m) for m in re.findall(r"`+", t)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if t.startswith("`") or t.endswith("`") or not t.strip() else ""
-    return f"{fence}{pad}{t}{pad}{fence}"
+    """``text`` as an inline code span for a reply: shortened, on one line, never closed early
+    by a backtick, never ``<!--``, and so never a link, a mention, HTML or a forged marker
+    (:func:`perfbot.github.markdown.code`, the one escaping path)."""
+    from perfbot.github.markdown import code as inert_code
+
+    return inert_code(text, limit)
 
 
 def _describe(c: str) -> str:
@@ -390,11 +388,21 @@ class _Run:
             _log(f"could not react with {content}: {e}")
 
     def reply(self, text: str) -> dict:
+        from perfbot.github.client import GitHubError, NetworkError
         from perfbot.github.suggest import clamp_body
 
         who = f"@{self.login} " if _LOGIN.fullmatch(self.login) else ""
         body = clamp_body(f"{who}{text}\n\n{REPLY_MARKER}")
-        return self.client.create_issue_comment(self.number, body)
+        try:
+            return self.client.create_issue_comment(self.number, body)
+        except GitHubError as e:
+            # a 5xx or a lost answer: GitHub may have posted it; look before posting once more
+            if not (isinstance(e, NetworkError) or e.status >= 500):
+                raise
+            for c in reversed(self.client.issue_comments(self.number)):
+                if (c.get("body") or "") == body:
+                    return c
+            return self.client.create_issue_comment(self.number, body)
 
     def refuse(self, reason: str, *, usage: bool = False) -> None:
         _log(f"refused: {reason}")
@@ -455,7 +463,9 @@ def rerun_policy(data: Mapping | None, path: str):  # -> perfbot.config.RerunCon
     except ValidationError as e:
         err = e.errors()[0]
         loc = ".".join(str(x) for x in err["loc"])
-        raise ValueError(f"`{path}`: rerun.{loc}: {err['msg']}") from None
+        raise ValueError(
+            f"`{path}`: {code('rerun.' + loc, 200)}: {code(err['msg'], 300)}"
+        ) from None
 
 
 def _select(specs: list, targets: tuple[str, ...], options: Mapping[str, int | str], base: str):

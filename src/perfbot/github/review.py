@@ -60,10 +60,11 @@ from pydantic import ValidationError
 from ..config import Config, ConfigError, config_for, load_config
 from ..engine import FileResult, at_or_above
 from ..registry import get_rule
-from .client import Client, GitHubError, NetworkError
+from .client import Client, GitHubError, NetworkError, RateLimitedError
 from .diff import FilterMode, hunks_by_path
 from .event import CIEnv, EventError, PullRequestInfo, in_github_actions
 from .findings_file import FindingsFile, from_file, to_file
+from .markdown import code
 from .review_plan import FilePlan, Item, Plan, Report, decide, fix_with_map, plan_file
 from .review_post import Existing, Outcome, Publisher
 from .review_post import _parse_posted as _parse_posted
@@ -420,7 +421,7 @@ def review_main(argv: Sequence[str] | None = None) -> int:
             )
             if args.findings_out:
                 run.notes.append(
-                    f"The findings were written to `{md_text(args.findings_out)}` for the "
+                    f"The findings were written to {code(args.findings_out)} for the "
                     "`perfbot post` workflow."
                 )
         elif not run.token:
@@ -443,6 +444,8 @@ def _fail_early(msg: str) -> int:
 
 
 def _explain(e: GitHubError, run: _Run) -> str:
+    if isinstance(e, RateLimitedError):
+        return str(e)
     if isinstance(e, NetworkError):
         return f"{e.message}; check GITHUB_API_URL / --api-url ({run.api_url}) and the network"
     if e.status == 401:

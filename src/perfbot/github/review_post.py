@@ -71,6 +71,12 @@ def _parse_posted(c: dict[str, Any]) -> Posted:
 class Existing:
     comments: list[Posted] = field(default_factory=list)  # inline, perfbot's, with an item key
     summary: Posted | None = None
+    in_reviews: set[str] = field(default_factory=set)  # items already in a review body
+
+    @property
+    def reported(self) -> set[str]:
+        """Items shown in a review body: the summary's record and the reviews' own."""
+        return (self.summary.reported if self.summary else set()) | self.in_reviews
 
     @property
     def live_keys(self) -> set[str]:
@@ -80,20 +86,12 @@ class Existing:
     def load(cls, client: Client, number: int) -> Existing:
         """2 requests (more for long PRs): review comments, issue comments. perfbot's comments
         are those with its markers by a bot; or, run by hand with a personal token, by the
-        token's user (asked only then)."""
+        token's user (asked only then). The reviews are read later, only when there is something
+        new to post (:meth:`load_reviews`)."""
         review = client.review_comments(number)
         issue = client.issue_comments(number)
-        me: list[str | None] = []
-
-        def ours(c: dict[str, Any]) -> bool:
-            user = c.get("user") or {}
-            if user.get("type") == "Bot":
-                return True
-            if not me:
-                me.append(client.whoami())
-            return bool(me[0]) and user.get("login") == me[0]
-
         out = cls()
+        ours = out._ours(client)
         for c in review:
             header, _ = _split_header(c.get("body") or "")
             if _ITEM.search(header) and ours(c):
@@ -104,6 +102,29 @@ class Existing:
                 out.summary = _parse_posted(c)
                 break
         return out
+
+    def _ours(self, client: Client) -> Callable[[dict[str, Any]], bool]:
+        me: list[str | None] = []
+
+        def ours(c: dict[str, Any]) -> bool:
+            user = c.get("user") or {}
+            if user.get("type") == "Bot":
+                return True
+            if not me:
+                me.append(client.whoami())
+            return bool(me[0]) and user.get("login") == me[0]
+
+        return ours
+
+    def load_reviews(self, client: Client, number: int) -> None:
+        """The items perfbot's earlier review bodies hold (1 request per 100 reviews): each
+        review body records them in its header, so a run after one whose summary comment failed
+        does not post them again."""
+        ours = self._ours(client)
+        for rv in client.reviews(number):
+            header, _ = _split_header(rv.get("body") or "")
+            if _RUN.search(header) and _REPORTED.search(header) and ours(rv):
+                self.in_reviews |= _parse_posted(rv).reported
 
 
 # --------------------------------------------------------------------------------------------
@@ -216,9 +237,11 @@ class Publisher:
     def publish(self, existing: Existing) -> Outcome:
         plan, out = self.plan, self.out
         live = existing.live_keys
-        reported = set(existing.summary.reported) if existing.summary else set()
-        shown = live | reported
         todo = [it for it in plan.items if it.in_scope]
+        if any(it.key not in live | existing.reported for it in todo):
+            existing.load_reviews(self.client, plan.number)  # something new: was it in a body?
+        reported = existing.reported
+        shown = live | reported
         for it in todo:
             if it.key in live:
                 it.where = "inline"

@@ -1,7 +1,8 @@
 """The text a review posts (no network): inline comments with their ```suggestion, blocks for the
 review body, the review body itself, the sticky summary comment, the job summary, and the hidden
-markers that let a re-run recognise perfbot's comments. Every message goes through :func:`md_text`
-(the findings file of ``perfbot post`` is untrusted)."""
+markers that let a re-run recognise perfbot's comments. Every untrusted fragment (messages, paths,
+suggested text shown as a block) goes through :mod:`.markdown` (the findings file of
+``perfbot post`` is untrusted)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from .event import CIEnv
+from .markdown import block, code, message
 from .review_plan import Item, Plan, Report
-from .suggest import clamp_body, fence_length, marker, suggestion_block
+from .suggest import clamp_body, marker, suggestion_block
 
 if TYPE_CHECKING:
     from .review_post import Outcome
@@ -24,34 +26,17 @@ _STATE = re.compile(r"<!--\s*perfbot:state=(resolved|outdated)\s*-->")
 _REPORTED = re.compile(r"<!--\s*perfbot:reported=([0-9a-f ]*)-->")
 _RUN = re.compile(r"<!--\s*perfbot:review=([0-9a-f]{16})\s*-->")
 _SUGGESTION_FENCE = re.compile(r"^(\s{0,3})(`{3,})suggestion\s*$", re.MULTILINE)
-_CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_MENTION = re.compile(r"(?<![\w`/])@(?=[A-Za-z0-9])")
 
 
 # --------------------------------------------------------------------------------------------
 # Text
 
 
-def _escape_text(t: str) -> str:
-    t = t.replace("<", "&lt;").replace(">", "&gt;")
-    t = _MENTION.sub("@\u200b", t)
-    t = t.replace("](", "]\\(").replace("://", ":\u200b//")
-    return t
-
-
 def md_text(s: str) -> str:
-    """A finding's message (or a path) as one line of Markdown that renders as text: no HTML,
-    links, images or @-mentions outside code spans. The findings file of ``perfbot post`` is
-    untrusted, so every message goes through here."""
-    s = " ".join(str(s).split())
-    out: list[str] = []
-    pos = 0
-    for m in _CODE_SPAN.finditer(s):
-        out.append(_escape_text(s[pos : m.start()]))
-        out.append(m.group(0))
-        pos = m.end()
-    out.append(_escape_text(s[pos:]))
-    return "".join(out)
+    """A finding's message (or any untrusted text) as one line of Markdown that renders as text:
+    :func:`.markdown.message` (the one escaping path; the findings file of ``perfbot post`` is
+    untrusted, so every message goes through here)."""
+    return message(s)
 
 
 def _n(n: int, word: str) -> str:
@@ -59,12 +44,11 @@ def _n(n: int, word: str) -> str:
 
 
 def _cell(s: str) -> str:
-    return md_text(s).replace("|", "\\|")
+    return message(s, cell=True)
 
 
 def _code_block(text: str, lang: str = "markdown") -> str:
-    fence = "`" * fence_length(text)
-    return f"{fence}{lang}\n{text}\n{fence}"
+    return block(text, lang)
 
 
 def _rule_link(r: Report) -> str:
@@ -128,7 +112,7 @@ def body_block(item: Item, link: str) -> str:
         if item.start_line == item.end_line
         else (f"lines {item.start_line}-{item.end_line}")
     )
-    out = [f"**[`{md_text(item.path)}` {lines}]({link})**", "\n".join(_finding_lines(item))]
+    out = [f"**[{code(item.path)} {lines}]({link})**", "\n".join(_finding_lines(item))]
     if item.suggestion is not None:
         verb = "Replace those lines with:" if item.suggestion else "Delete those lines."
         if any(r.unsafe for r in item.reports):
@@ -149,10 +133,14 @@ def review_body(
     plan: Plan, env: CIEnv, inline: list[Item], body: list[Item], key: str, note: str = ""
 ) -> str:
     """The review's body: its marker (``key``: the review's identity, for a retry to find it),
-    the counts, ``note``, and the ``body`` items GitHub takes no inline comment on."""
+    the keys of the ``body`` items (a later run reads them here, even when the summary comment
+    that also lists them could not be posted), the counts, ``note``, and the ``body`` items
+    GitHub takes no inline comment on."""
     c = plan.counts()
     n = c["findings"]
     head = f"<!-- perfbot:review={key} -->\n"
+    if body:
+        head += f"<!-- perfbot:reported={' '.join(sorted({it.key for it in body}))} -->\n"
     text = (
         "**perfbot** checked the README tables this pull request changes: "
         f"{_n(n, 'problem')} ({_n(c['errors'], 'error')}, {_n(c['warnings'], 'warning')}, "
@@ -241,7 +229,7 @@ def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) 
         for r in shown[:200]:
             link = env.blob_url(plan.repo, plan.head_sha, r.path, r.line, r.end_line)
             rows.append(
-                f"| {r.severity} | [{_cell(r.path)}:{r.line}]({link}) | "
+                f"| {r.severity} | [{code(r.path, cell=True)}:{r.line}]({link}) | "
                 f"`{r.rule}` {r.slug} | {_cell(r.message)} | {_where_text(by_item.get(id(r)), r)} |"
             )
         if len(shown) > 200:
@@ -271,7 +259,7 @@ def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) 
     if plan.errors:
         out.append(
             "Could not check:\n\n"
-            + "\n".join(f"- `{md_text(e.path)}`: {md_text(e.message)}" for e in plan.errors)
+            + "\n".join(f"- {code(e.path)}: {md_text(e.message)}" for e in plan.errors)
         )
     if n:
         paths = sorted({r.path for r in plan.in_scope if r.fixable})
@@ -320,8 +308,8 @@ def job_summary(plan: Plan | None, env: CIEnv, outcome: Outcome | None, notes: l
         did = []
         if outcome.read_only:
             did.append(
-                f"Nothing was posted: {outcome.read_only}. The findings are in the annotations "
-                "and below."
+                f"Nothing was posted: {md_text(outcome.read_only)}. The findings are in the "
+                "annotations and below."
             )
         else:
             if outcome.posted_inline or outcome.posted_body:
@@ -339,7 +327,7 @@ def job_summary(plan: Plan | None, env: CIEnv, outcome: Outcome | None, notes: l
                 )
             if outcome.summary:
                 did.append(f"Summary comment {outcome.summary}.")
-        did.extend(f"Problem: {f}" for f in outcome.failures)
+        did.extend(f"Problem: {md_text(f)}" for f in outcome.failures)
         if did:
             out.append("\n".join(f"- {d}" for d in did))
     out.extend(notes)

@@ -18,6 +18,8 @@ import hashlib
 import re
 from dataclasses import dataclass
 
+from .markdown import fence_length
+
 __all__ = [
     "MAX_BODY",
     "clamp_body",
@@ -31,7 +33,6 @@ __all__ = [
 MAX_BODY = 65536
 """GitHub's limit on a comment, review or review comment body, in characters."""
 
-_BACKTICK_RUN = re.compile(r"`+")
 _FP_CHARS = re.compile(r"[A-Za-z0-9_]{1,64}")
 _MARKER = re.compile(r"<!--[ \t]*perfbot:fp=([A-Za-z0-9_]{1,64})[ \t]*-->")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
@@ -48,18 +49,13 @@ _HTML_BLOCK_6 = re.compile(
 _FP_VERSION = "perfbot-fp-v1"
 
 
-def fence_length(text: str) -> int:
-    """The length of a backtick fence that no run of backticks in ``text`` can close (>= 3)."""
-    longest = max((len(m) for m in _BACKTICK_RUN.findall(text)), default=0)
-    return max(3, longest + 1)
-
-
 def suggestion_block(text: str) -> str:
     """A GitHub ```suggestion block that replaces the commented lines with ``text``.
 
     ``text`` is the replacement lines joined by newlines; one trailing line ending is dropped
     (a block ending in an empty line would add a blank line). ``""`` gives an empty block, which
-    deletes the commented lines. The fence is longer than any run of backticks in ``text``.
+    deletes the commented lines. The fence is longer than any run of backticks or tildes in
+    ``text``; the text itself is kept byte for byte (it is what a click commits).
     """
     if text.endswith("\r\n"):
         text = text[:-2]

@@ -118,9 +118,9 @@ def relative_uri(path: str, root: str | None = None) -> tuple[str, bool]:
 
 def rule_meta(rule_id: str) -> tuple[str, str, str, str]:
     """(slug, severity, summary, fix availability) of a registered rule; blanks when unknown."""
-    from ..registry import RULES
+    from ..registry import get_rule
 
-    r = RULES.get(rule_id)
+    r = get_rule(rule_id)
     if r is None:
         return "", "", "", "never"
     return r.slug, r.severity, r.summary, r.fix

@@ -37,9 +37,9 @@ def _artifact(path: str, root: str | None) -> dict[str, str]:
 
 def _rule(f: Finding) -> dict[str, Any]:
     from ..docs import rule_url
-    from ..registry import RULES
+    from ..registry import get_rule
 
-    r = RULES.get(f.rule)
+    r = get_rule(f.rule)
     slug = r.slug if r else f.slug
     entry: dict[str, Any] = {
         "id": f.rule,

@@ -35,7 +35,8 @@ from perfbot.config import Config, ConfigError, RerunConfig, load_config
 from perfbot.fix import Fix, replacement
 from perfbot.github.command import code
 from perfbot.github.diff import Hunk, can_suggest
-from perfbot.github.suggest import MAX_BODY, clamp_body, fence_length, suggestion_block
+from perfbot.github.markdown import block, message
+from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
 from perfbot.runner.bench import BenchResult, ResultsError, load_results
 from perfbot.runner.refresh import RowRefresh, apply_refreshes, proposals, refresh
 from perfbot.runner.versions_table import TableProposal
@@ -108,9 +109,7 @@ def _printable(line: str) -> str:
 
 
 def _fenced(lines: Sequence[str], info: str = "") -> str:
-    text = "\n".join(lines)
-    fence = "`" * fence_length(text)
-    return f"{fence}{info}\n{text}\n{fence}"
+    return block("\n".join(lines), info)
 
 
 def _flags(rr: RowRefresh, rerun: RerunConfig) -> list[str]:
@@ -238,7 +237,7 @@ def _proposals_section(
                 + (". The Requirements table gets a row for it." if p.requirements else ".")
             )
             out.append("")
-            out += [f"- {n}" for n in p.notes]
+            out += [f"- {message(n)}" for n in p.notes]
             if p.notes:
                 out.append("")
             if pushed:
@@ -276,7 +275,7 @@ def render_summary(
     at = f" at `{_short(sha)}`" if sha else ""
     total = len(rows) + len(missing)
     out = [f"### perfbot rerun{at}: {len(ok)} of {total} benchmarks measured", ""]
-    out.extend(f"> {n}" for n in notes)
+    out.extend(f"> {message(n)}" for n in notes)
     if notes:
         out.append("")
 
@@ -350,7 +349,7 @@ def render_summary(
     if unchanged:
         names = ", ".join(_cell(rr.name) for rr in unchanged)
         out += [f"Unchanged at two decimals: {names}.", ""]
-    noted = [f"- {_cell(rr.name)}: {n}" for rr in ok for n in rr.notes]
+    noted = [f"- {_cell(rr.name)}: {message(n)}" for rr in ok for n in rr.notes]
     # what perfbot bench said about the measurement (results are untrusted text: shown as code)
     noted += [f"- {_cell(rr.name)} (bench): {code(n, 300)}" for rr in ok for n in rr.result.notes]
     noted += [f"- {_cell(rr.name)}: {x}" for rr in ok if (x := _per_rank(rr.result))]
@@ -360,7 +359,7 @@ def render_summary(
     if blocked:
         out += ["#### Not updated", ""]
         for rr in blocked:
-            out.append(f"- {_cell(rr.name)} ({_where(rr, link)}): {rr.problem}")
+            out.append(f"- {_cell(rr.name)} ({_where(rr, link)}): {message(rr.problem, limit=300)}")
         out.append("")
 
     if failed or missing:
