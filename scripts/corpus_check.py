@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     failures: list[str] = []
     config = Config()
     shown = []
-    reported: set[tuple[str, str, int, str]] = set()  # (local file, line, rule)
+    # (local file, line, rule) -> the messages reported there now
+    reported: dict[tuple[str, int, str], list[str]] = {}
     checked_with_tables = 0
     for f in files:
         src = read_source(f)
@@ -68,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             if any(line.lstrip().startswith("|") for line in src.lines):
                 checked_with_tables += 1
             for fd in result.findings:
-                reported.add((rel.as_posix(), fd.line, fd.rule))
+                reported.setdefault((rel.as_posix(), fd.line, fd.rule), []).append(fd.message)
                 per_rule[fd.rule] += 1
                 if fd.fix:
                     fixable_per_rule[fd.rule] += 1
@@ -115,8 +116,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def labelled_precision(root: Path, reported: set[tuple[str, int, str]], show: list[str]) -> None:
-    """Print how many labelled findings of each label perfbot still reports."""
+def labelled_precision(
+    root: Path, reported: dict[tuple[str, int, str], list[str]], show: list[str]
+) -> None:
+    """Print how many labelled findings of each label perfbot still reports.
+
+    Labels are matched by (file, line, rule): a finding at the same place whose message changed
+    (a reorder that now keeps a metric group together) still counts. `--show-labelled` prints
+    the labelled message and, when it differs, what perfbot says there now, so a reader can tell
+    a finding still wrong from a new, right one at the same place."""
     labels_file, sources_file = root / "LABELS.json", root / "SOURCES.tsv"
     if not (labels_file.is_file() and sources_file.is_file()):
         return
@@ -127,14 +135,19 @@ def labelled_precision(root: Path, reported: set[tuple[str, int, str]], show: li
     labels = json.loads(labels_file.read_text(encoding="utf-8"))
     total: collections.Counter[str] = collections.Counter()
     still: collections.Counter[str] = collections.Counter()
+    same: collections.Counter[str] = collections.Counter()  # ... with the labelled message
     listed = []
     for lab in labels:
         key = (local.get((lab["repo"], lab["path"]), ""), lab["line"], lab["rule"])
         total[lab["label"]] += 1
         if key in reported:
             still[lab["label"]] += 1
+            same[lab["label"]] += lab["message"] in reported[key]
             if lab["label"] in show:
                 listed.append(f"  {key[0]}:{key[1]}: {key[2]} [{lab['why']}] {lab['message']}")
+                now = [m for m in reported[key] if m != lab["message"]]
+                if len(now) == len(reported[key]):  # none of them is the labelled finding
+                    listed.extend(f"      now: {m}" for m in dict.fromkeys(now))
     print("\nlabelled precision (LABELS.json: findings of an earlier version, judged by hand):")
     for label, goal in (
         ("FALSE", "left, goal <= 5 %"),
@@ -144,7 +157,8 @@ def labelled_precision(root: Path, reported: set[tuple[str, int, str]], show: li
         n = total[label]
         if n:
             print(
-                f"  {label}: {still[label]} of {n} still reported ({still[label] / n:.1%} {goal})"
+                f"  {label}: {still[label]} of {n} still reported ({still[label] / n:.1%} {goal}; "
+                f"{same[label]} with the labelled message)"
             )
     for line in listed:
         print(line)

@@ -89,7 +89,8 @@ class HtmlTable:
     line: int
     end_line: int
     section: tuple[Heading, ...]
-    kind: TableKind
+    kind: TableKind  # the parser's candidate from its first row; recognition decides
+    rows: tuple[tuple[str, ...], ...] = ()  # cell texts per <tr>, the first row being the header
 
 
 @dataclass(slots=True)

@@ -207,13 +207,40 @@ def sentence_span(line: str) -> tuple[int, int] | None:
         break
     if mode:
         end = mode.end()
-        stop = re.match(r"[ \t]{0,4}[.:：。]", line[end : end + 5])
-        if stop:  # "graph mode." / "graph mode :"
-            end += stop.end()
+        # "graph mode." / "graph mode :" / "**mindspore 2.3.1 graph mode**." / "graph mode.**"
+        stop = _SENTENCE_STOP.match(line, end)
+        if stop and stop.end() > end:
+            end = stop.end()
     else:
         dot = re.search(r"[.:](?:\s|$)", line[m.end() :])
         end = m.end() + dot.end() if dot else len(line)
         end = len(line[:end].rstrip())
+    return _balance_emphasis(line, start, end)
+
+
+# after "mode": a closing emphasis mark, then the sentence's stop (or the stop, then the mark)
+_SENTENCE_STOP = re.compile(r"(?:\*\*|__)?(?:[ \t]{0,4}[.:：。])?(?:(?<=[.:：。])(?:\*\*|__))?")
+
+
+def _balance_emphasis(line: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a sentence's span so it holds both marks of any ``**``/``__`` it holds one of.
+
+    A rewrite replaces the span with the guide's plain words: half of a bold pair left outside it
+    would break the line (``... pynative mode.**.``), so the span takes the whole emphasis.
+    """
+    for mark in ("**", "__"):
+        if line.count(mark, start, end) % 2 == 0:
+            continue
+        opener = line.rfind(mark, 0, start)
+        if opener >= 0 and line.count(mark, 0, opener) % 2 == 0:
+            start = opener  # "**Experiments are ... mode**." / "Note: **the experiments ...**"
+            continue
+        closer = line.find(mark, end)
+        if closer >= 0:  # "... with **mindspore 2.3.1 graph** mode."
+            end = closer + len(mark)
+            stop = re.match(r"[ \t]{0,4}[.:：。]", line[end : end + 5])
+            if stop:
+                end += stop.end()
     return start, end
 
 
@@ -244,7 +271,12 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
             _ZH_MODE[mm.group("zh")] if mm.group("zh") else mm.group("m").lower().replace("-", "")
         )
     # "... graph mode, using bf16." goes on after the sentence: its canonical form has no "."
-    continues = line[span[1] :].lstrip()[:1] in (",", ";")
+    # so does "... graph mode and jit level O1." / "... graph mode (jit level O1)." (no stop
+    # after "mode": a "." there would cut the line's sentence in two)
+    rest = line[span[1] :].strip()
+    continues = rest[:1] in (",", ";") or (
+        bool(rest) and not text.endswith((".", ":", "：", "。")) and rest[:1] not in "。.:："
+    )
     canonical = (
         device is not None
         and len(versions) == 1
@@ -259,8 +291,27 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
 _HTML_WRAPPER_LINE = re.compile(
     r"^\s*(?:</?(?:div|p|center|details|summary|span|br)\b[^>]*>\s*)+$", re.I
 )
+# `<summary>Performance on ascend 910*</summary>`: a wrapper line with words in it (no pipe)
+_HTML_TEXT_LINE = re.compile(
+    r"^\s*(?:</?(?:div|p|center|details|span|br)\b[^>]*>\s*){0,4}"
+    r"<(?P<t>summary|p|span|center|b|strong)\b[^>]*>[^|\n]{0,300}</(?P=t)>"
+    r"\s*(?:</?(?:div|p|center|details|span|br)\b[^>]*>\s*){0,4}$",
+    re.I,
+)
 _HTML_TABLE = re.compile(r"<table\b", re.I)
 _HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.I | re.S)
+_HTML_ROW = re.compile(r"<tr\b", re.I)
+
+
+def _html_rows(raw: str) -> tuple[tuple[str, ...], ...]:
+    """An HTML table's cell texts, row by row (at most 64 rows of 64 cells)."""
+    chunks = _HTML_ROW.split(raw)[1:65] or [raw]
+    rows = []
+    for chunk in chunks:
+        cells = [re.sub(r"<[^>]+>", "", c).strip() for c in _HTML_CELL.findall(chunk)[:64]]
+        if cells:
+            rows.append(tuple(cells))
+    return tuple(rows)
 
 
 def _heading_text(tok: dict) -> str:
@@ -340,8 +391,9 @@ class _Builder:
         if _HTML_TABLE.search(raw):
             last = self.line_of(max(a, b - 1))
             section = self.section_at(len(self.doc.headings))
-            cells = [re.sub(r"<[^>]+>", "", c).strip() for c in _HTML_CELL.findall(raw)[:64]]
-            self.doc.html_tables.append(HtmlTable(first, last, section, self.classify_texts(cells)))
+            rows = _html_rows(raw)
+            kind = self.classify_texts(list(rows[0])) if rows else "other"
+            self.doc.html_tables.append(HtmlTable(first, last, section, kind, rows))
             return
         if "|" not in raw:
             # `<summary>Performance tested on ascend 910* with graph mode</summary>`: a sentence
@@ -350,7 +402,7 @@ class _Builder:
         # <div align="center"> and friends: blank out the wrapper lines (keeping offsets) and
         # parse what is inside as Markdown.
         lines = raw.split("\n")[:-1]
-        wrappers = [bool(_HTML_WRAPPER_LINE.match(ln)) for ln in lines]
+        wrappers = [bool(_HTML_WRAPPER_LINE.match(ln) or _HTML_TEXT_LINE.match(ln)) for ln in lines]
         if not any(wrappers):
             return  # nothing to unwrap: raw HTML (GitHub shows no table either); parsing it
             # again would give this same block forever

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from .model import Document, Heading, Table, TableKind
+from .model import Cell, Document, Heading, HtmlTable, Row, Table, TableKind
 from .spec import Resolved, Spec, header_key
 from .spec.forms import PLACEHOLDER
 
@@ -42,6 +42,14 @@ class Recognition:
     reorder: bool = True  # every timing column is understood: a reorder may be proposed
     reorder_reason: str = ""
     skipped_rows: tuple[int, ...] = ()  # lines of rows for other hardware (not checked)
+    floors: tuple[str, ...] = ()  # a Requirements table's minimum versions (`>=2.6.0`)
+    # a performance table measured on other hardware than Ascend 910 (`310P`, `GPU`): checked
+    # for form, never against the 910 guide's sentence, Requirements table or matrix
+    hardware: str = ""
+    html: bool = False  # an HTML <table>: recognised for PB602's info, never checked
+    # the guide's tail columns that a timing column perfbot does not understand may be
+    # (`step time (min)` may be s/step): not called missing
+    maybe_tail: tuple[str, ...] = ()
     table: Table | None = None  # the table as parsed (all its rows)
 
     @property
@@ -80,6 +88,14 @@ _PLATFORM = re.compile(
     r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$"
 )
 _NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
+# a heading that names Ascend without another chip ("Ascend 310P" names the 310P)
+_NAMES_ASCEND = re.compile(r"(?i)ascend(?!\s*310)|昇腾")
+# a minimum version, not a tested one: `>=2.6.0`, `≥ 8.1.RC1`, `2.6.0+`, `2.6 及以上`, `or later`
+FLOOR = re.compile(
+    r"^[\s*`]{0,4}(?:>=|≥|=>|>|at least\b)[\s*`]{0,4}v?[0-9]"
+    r"|[0-9](?:\.[0-9a-z]{1,12}){0,4}[ \t]{0,2}(?:\+|及以上|以上|or (?:later|above|newer|higher))",
+    re.I,
+)
 _FRAME_RATES = {"8", "10", "12", "15", "16", "24", "25", "30", "48", "50", "60"}
 
 
@@ -166,6 +182,22 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
             f"{len(skipped)} row(s) for other hardware or unreleased versions are not checked "
             "against the 910 matrix"
         )
+    # the mindone template `| mindspore | ascend driver | cann |` with `>=2.6.0`: minimum
+    # versions, not tested ones; one finding for the table (PB103), none per column or row
+    ms = next((c for c in cols if c.name == "mindspore"), None)
+    floors: list[str] = []
+    if ms is not None:
+        for r in table.rows:
+            if r.line in skipped or ms.index >= len(r.cells):
+                continue
+            v = r.cells[ms.index].value
+            if FLOOR.search(v[:80]):
+                floors.append(v.strip())
+    if floors:
+        reasons.append(
+            f"its mindspore column gives minimum versions ({floors[0]!r}), not tested ones: "
+            "checked as a whole (PB103), not column by column or against the matrix"
+        )
     return Recognition(
         table.index,
         table.start_line,
@@ -173,6 +205,7 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
         tuple(reasons),
         tuple(cols),
         skipped_rows=tuple(skipped),
+        floors=tuple(floors),
     )
 
 
@@ -248,14 +281,52 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
             for c in cols
         ]  # fmt: skip
 
-    reorder, why = True, ""
-    for c in cols:
-        if c.column is None and c.slot is None and spec.timing_words.search(c.name_text):
-            reorder, why = False, f"the timing column {c.name_text!r} is not understood"
-            break
-    return Recognition(
-        table.index, table.start_line, kind, tuple(reasons), tuple(cols), reorder, why
+    hardware = _measured_on_other_hardware(table, headings, spec)
+    if hardware:
+        reasons.append(hardware[1])
+
+    timing = tuple(
+        c.name_text
+        for c in cols
+        if c.column is None and c.slot is None and spec.timing_words.search(c.name_text)
     )
+    reorder, why = True, ""
+    if timing:
+        reorder, why = False, f"the timing column {timing[0]!r} is not understood"
+    return Recognition(
+        table.index, table.start_line, kind, tuple(reasons), tuple(cols), reorder, why,
+        hardware=hardware[0] if hardware else "",
+        maybe_tail=tuple(
+            slot for slot, pat in spec.maybe_tail if any(pat.search(t) for t in timing)
+        ),
+    )  # fmt: skip
+
+
+def _measured_on_other_hardware(
+    table: Table, headings: list[Heading], spec: Spec
+) -> tuple[str, str] | None:
+    """(the hardware, why) when a performance table was measured on other hardware than
+    Ascend 910: its own sentence names it (and no 910), or, without a sentence, its nearest
+    heading does. Such a table is still checked for form (its columns, order and numbers do not
+    depend on the machine), never against the 910 guide's sentence, Requirements or matrix."""
+    s = table.sentence
+    if s is not None:
+        hw = spec.other_hardware.search(s.text) if s.device is None else None
+        if hw and not _NAMES_910.search(s.text):
+            return hw.group(0), (
+                f"measured on {hw.group(0)!r} (its sentence says so), not Ascend 910: checked for "
+                "form only, not against the 910 sentence, Requirements table or matrix"
+            )
+        return None
+    if headings:
+        near = headings[0].text
+        hw = spec.other_hardware.search(near)
+        if hw and not _NAMES_910.search(near) and not _NAMES_ASCEND.search(near):
+            return hw.group(0), (
+                f"measured on {hw.group(0)!r} (its heading {near!r} says so), not Ascend 910: "
+                "checked for form only, not against the 910 sentence, Requirements table or matrix"
+            )
+    return None
 
 
 def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
@@ -270,6 +341,26 @@ def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
             ("its header names neither the Requirements columns nor a measurement",), tuple(cols),
         )  # fmt: skip
     return replace(rec, table=table)
+
+
+def _html_as_table(h: HtmlTable, index: int) -> Table:
+    """An HTML <table> as a pipe table would be parsed (its first row the header), so that
+    recognition decides its kind from the same evidence: columns, values, nearest heading."""
+
+    def row(texts: tuple[str, ...]) -> Row:
+        return Row(h.line, "", tuple(Cell(t, h.line, 0, 0) for t in texts))
+
+    header = row(h.rows[0]) if h.rows else row(())
+    return Table(
+        index=index,
+        header=header,
+        delimiter=row(()),
+        rows=tuple(row(r) for r in h.rows[1:]),
+        aligns=(),
+        kind=h.kind,
+        section=h.section,
+        sentence=None,
+    )
 
 
 def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognition]]:
@@ -290,12 +381,19 @@ def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognitio
                 sentence=t.sentence if kind == "performance" else None,
             )
         tables.append(t)
+    # HTML <table>s (PB602 says a guide-like one is not checked): the same decision, from the
+    # same evidence, not the parser's guess from header words alone
+    html_tables = []
+    for i, h in enumerate(doc.html_tables):
+        rec = replace(recognise_table(_html_as_table(h, -1 - i), doc, spec), html=True)
+        decisions[-1 - i] = rec
+        html_tables.append(replace(h, kind=rec.table_kind))
     out = Document(
         path=doc.path,
         tables=tables,
         headings=doc.headings,
         sentences=doc.sentences,
-        html_tables=doc.html_tables,
+        html_tables=html_tables,
     )
     return out, decisions
 
@@ -304,12 +402,18 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
     """``--explain-tables``: one block per table (line, kind, reasons, column mapping)."""
     lines: list[str] = []
     for rec in sorted(decisions.values(), key=lambda r: r.line):
-        lines.append(f"line {rec.line}: {rec.kind}")
+        html = ""
+        if rec.html:
+            html = " (an HTML <table>: not checked" + (")" if rec.kind == "other" else "; PB602)")
+        lines.append(f"line {rec.line}: {rec.kind}{html}")
         for r in rec.reasons:
             lines.append(f"  because {r}")
         if rec.kind != "other":
             if not rec.reorder:
                 lines.append(f"  not reordered: {rec.reorder_reason}")
+            if rec.maybe_tail:
+                maybe = ", ".join(rec.maybe_tail)
+                lines.append(f"  not called missing: {maybe} (a column not understood may be it)")
             for c in rec.columns:
                 if c.column is not None:
                     how = "" if c.how == "exact" else f" ({c.how})"

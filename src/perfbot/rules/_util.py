@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ..fix import Applicability, Edit, Fix
@@ -13,30 +12,11 @@ if TYPE_CHECKING:
     from ..context import Context
     from ..model import Table
 
-# a minimum version, not a tested one: `>=2.6.0`, `≥ 8.1.RC1`, `2.6.0+`, `2.6 及以上`, `or later`
-FLOOR = re.compile(
-    r"^[\s*`]{0,4}(?:>=|≥|=>|>|at least\b)[\s*`]{0,4}v?[0-9]"
-    r"|[0-9](?:\.[0-9a-z]{1,12}){0,4}[ \t]{0,2}(?:\+|及以上|以上|or (?:later|above|newer|higher))",
-    re.I,
-)
-
 
 def floor_table(ctx: Context, table: Table) -> bool:
-    """A Requirements table that gives minimum versions (the mindone template
-    `| mindspore | ascend driver | cann |` with `>=2.6.0`), not the versions the model was tested
-    with: one finding for the table (PB103), none for its columns and rows."""
-    if table.kind != "requirements":
-        return False
-    key = ("floor-table", table.index)
-    found = ctx.memo.get(key)
-    if found is None:
-        col = ctx.column(table, "mindspore")
-        found = any(
-            (cell := ctx.cell(row, col)) is not None and FLOOR.search(cell.value[:80]) is not None
-            for row in table.rows
-        )
-        ctx.memo[key] = found
-    return bool(found)
+    """A Requirements table of minimum versions (`>=2.6.0`), as recognition decided it: one
+    finding for the table (PB103), none for its columns and rows."""
+    return table.kind == "requirements" and bool(ctx.recognised(table).floors)
 
 
 def q(text: str) -> str:

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from ..context import Context
 from ..fix import Edit, Fix
 from ..registry import Issue, rule
-from ._util import FLOOR, floor_table, q
+from ._util import floor_table, q
 
 
 def requirements_lines(ctx: Context, versions: list[str]) -> list[str] | None:
@@ -49,7 +49,8 @@ def requirements_missing(ctx: Context) -> Iterator[Issue]:
 
         Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
     """
-    perf = ctx.doc.of_kind("performance")
+    # benchmarks on other hardware (a 310P, a GPU) need no 910 Requirements table
+    perf = [t for t in ctx.doc.of_kind("performance") if not ctx.recognised(t).hardware]
     if not perf or ctx.doc.of_kind("requirements"):
         return
     if any(h.kind == "requirements" for h in ctx.doc.html_tables):
@@ -124,12 +125,7 @@ def requirements_floors(ctx: Context, table) -> Iterator[Issue]:
     """
     if not floor_table(ctx, table):
         return
-    col = ctx.column(table, "mindspore")
-    floors = [
-        c.value.strip()
-        for row in table.rows
-        if (c := ctx.cell(row, col)) is not None and FLOOR.search(c.value[:80])
-    ]
+    floors = ctx.recognised(table).floors
     yield Issue(
         table.header.line,
         f"the Requirements table gives minimum versions ({q(floors[0])}), not the versions the "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from ..context import Context
@@ -13,17 +12,6 @@ from ..registry import Issue, rule
 from ..spec.versions import mindspore_versions, normalize_mindspore, same_mindspore
 from ._util import floor_table, q
 
-# hardware the guide's sentence is not about (it names Ascend 910 or 910*): a table measured there
-# is another machine's benchmark, and its sentence cannot be written in the guide's words
-_OTHER_HARDWARE = re.compile(
-    r"(?i)(?<![a-z0-9])(?:310[PB]?|GPUs?|CPUs?|GeForce|RTX|Tesla|[AHV]100|[AH]800|"
-    r"Orange[ -]?Pi|Atlas[ -]?(?:200|300)[A-Z]*)(?![a-z0-9])"
-)
-
-
-def _other_hardware(s: Sentence) -> bool:
-    return s.device is None and _OTHER_HARDWARE.search(s.text) is not None
-
 
 def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
     """Each sentence that governs a performance table, once, with the first table it governs
@@ -31,7 +19,7 @@ def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
     seen: set[int] = set()
     out = []
     for t in ctx.doc.of_kind("performance"):
-        if t.sentence and t.sentence.line not in seen and not _other_hardware(t.sentence):
+        if t.sentence and t.sentence.line not in seen and not ctx.recognised(t).hardware:
             seen.add(t.sentence.line)
             out.append((t.sentence, t))
     return out
@@ -53,7 +41,8 @@ def sentence_missing(ctx: Context, table: Table) -> Iterator[Issue]:
 
         | model name | cards | ... |
     """
-    if table.sentence is None:
+    if table.sentence is None and not ctx.recognised(table).hardware:
+        # (a table its heading says was measured on a 310P or a GPU: not the guide's 910 sentence)
         yield Issue(
             table.header.line,
             "no sentence above this table says where it was measured; the guide wants "

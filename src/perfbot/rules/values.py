@@ -335,8 +335,9 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
 
     The fix writes the value computed from the shown cells. It is unsafe: the message says which
     s/step would make the shown img/s right, and either cell may be the wrong one. An img/s that
-    is a whole multiple of the computed one (8 ×: is `cards` wrong?) and a `s/step` column that
-    holds steps per second get no fix.
+    is a whole multiple of the computed one (8 ×: is `cards` wrong?), an img/s of one card
+    (batch size / s/step in a several-card row: or is the batch size the global one?) and a
+    `s/step` column that holds steps per second get no fix.
 
     Example:
         | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 515.61 |
@@ -374,6 +375,24 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                 f"({_formula(nums)} = {want}): is `cards` or `batch size` wrong, or does each "
                 f"sample count {k} images? (then say so in a note under the table, e.g. "
                 "`img/s = cards * batch_size * num_frames / step_time`)",
+                **where,  # type: ignore[arg-type]
+            )
+            continue
+        if nums.cards >= 2 and nums.sp is None and _agrees(nums, shown, 1 / nums.cards):
+            # 16 / 284.93 ms = 56.15 with 4 cards: one card's throughput, or a global batch
+            # size; either cell may be the one to change, so no fix
+            one = round2(nums.batch / nums.per_batch)
+            per_card = ""
+            if nums.batch % nums.cards == 0:
+                per_card = (
+                    f"; or, if `batch size` ({nums.batch}) is the global batch, write the batch "
+                    f"size per card ({nums.batch // nums.cards})"
+                )
+            yield Issue(
+                img_cell.line,
+                f"img/s {q(img_cell.value)} is one card's throughput, batch size / s/step "
+                f"({_formula(nums).split(' × ', 1)[1]} = {one}): with {nums.cards} cards the "
+                f"guide's img/s is {_formula(nums)} = {want}{per_card}",
                 **where,  # type: ignore[arg-type]
             )
             continue
@@ -615,6 +634,7 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
     name = col.column.name  # type: ignore[union-attr]
     label = col.unit or name  # the header as the table writes it when it is a unit variant
     normalize = link_normalizer(name) if form_name == "link" else form.normalize
+    seconds: list[Cell] = []  # graph compile in seconds, no fix: one finding for the column
     for row in table.rows:
         cell = ctx.cell(row, col)
         if cell is None:
@@ -634,13 +654,9 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             continue  # PB404 reports a non-numeric step time
         new = normalize(v)
         extra = ""
-        if form_name == "graph_compile" and new is None:
-            sec = compile_seconds(v)
-            if sec is not None:
-                extra = (
-                    f" (≈ {compile_minutes(v)[0]:.1f} mins; to keep seconds, set "  # type: ignore[index]
-                    "`allow: {compile_seconds: true}` in .perfbot.yml)"
-                )
+        if form_name == "graph_compile" and new is None and compile_seconds(v) is not None:
+            seconds.append(cell)  # told once for the column, below
+            continue
         fix = set_cell(cell, new, f"Write {new}") if new is not None and new != v else None
         if fix is not None and form_name == "decimal2" and name in DERIVED and _padded(v):
             new, extra = _derived_value(ctx, table, row, cell, name)
@@ -658,6 +674,23 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             table=table.index,
             row_key=ctx.row_key(table, row),
         )
+    if seconds:
+        yield _compile_seconds_issue(ctx, table, seconds, label)
+
+
+def _compile_seconds_issue(ctx: Context, table: Table, cells: list[Cell], label: str) -> Issue:
+    """graph compile written in seconds (`403.87 s`, `77s`): a repository's convention, told once
+    per column (not once per row), with the minutes of its first value."""
+    first = cells[0]
+    mins = compile_minutes(first.value.strip())[0]  # type: ignore[index]
+    more = f" and {len(cells) - 1} more row(s)" if len(cells) > 1 else ""
+    return Issue(
+        first.line,
+        f"`{label}` {q(first.value)}{more} in seconds: the guide wants minutes, one value or a "
+        f"range, e.g. `3~5 mins` (≈ {mins:.1f} mins; to keep seconds, set "
+        "`allow: {compile_seconds: true}` in .perfbot.yml)",
+        table=table.index,
+    )
 
 
 # Numbers derived from the others: 2 decimals come from recomputing, never from padding (`457` is
@@ -774,7 +807,9 @@ _form_rule(
     """\
 graph compile is given in minutes, one value or a range: `5 mins`, `3~5 mins`.
 
-Seconds (`77s`) are accepted when `.perfbot.yml` sets `allow: {compile_seconds: true}`.
+Seconds (`77s`) are accepted when `.perfbot.yml` sets `allow: {compile_seconds: true}`;
+otherwise a column in seconds is one finding, on its first row (a repository's convention,
+not a mistake in each row).
 
 Example:
     | ... | 3-5 min | ...

@@ -18,15 +18,18 @@ How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
 
 
 _EMPHASIS = ("**", "__", "*", "_", "`")
-_FOOTNOTE_AFTER = re.compile(r"(?:\\\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
+_FOOTNOTE_AFTER = re.compile(r"(?:\\\*|[†‡¹²³⁴⁵⁶⁷⁸⁹]|<sup>[^<>]{1,8}</sup>|\[\^[^\]]{1,8}\])+$")
 _HTML_EMPHASIS = re.compile(r"(?is)^(<(b|strong|em|i)>)(.+)(</\2>)$")
 # a footnote marker after a header's name: `precision*`, `s/step¹`, `img/s†`
-_FOOTNOTE = re.compile(r"(?:\\?\*|[†‡¹²³⁴⁵⁶⁷⁸⁹])+$")
+_FOOTNOTE = re.compile(r"(?:\\?\*|[†‡¹²³⁴⁵⁶⁷⁸⁹]|<sup>[^<>]{1,8}</sup>|\[\^[^\]]{1,8}\])+$")
+# a header that is a link: `[Recipe](https://...)` names the column by its text
+_LINK_HEADER = re.compile(r"^(\[)([^\[\]]{1,80})(\]\([^()\s]{0,500}\))$")
 
 
 def header_parts(text: str) -> tuple[str, str, str]:
     """A header cell as (opening marks, name, closing marks): emphasis (`**x**`, `__x__`,
-    `*x*`, `` `x` ``) and a footnote marker (`precision*`) are not part of the column's name."""
+    `*x*`, `` `x` ``), a link around it (`[recipe](url)`) and a footnote marker (`precision*`,
+    `model name<sup>1</sup>`, `img/s[^2]`) are not part of the column's name."""
     t = text.strip()
     pre = post = ""
     m = _FOOTNOTE_AFTER.search(t)
@@ -35,6 +38,11 @@ def header_parts(text: str) -> tuple[str, str, str]:
     changed = True
     while changed:
         changed = False
+        m = _LINK_HEADER.match(t)
+        if m:
+            pre, post, t = pre + m.group(1), m.group(3) + post, m.group(2)
+            changed = True
+            continue
         m = _HTML_EMPHASIS.match(t)
         if m:
             pre, post, t = pre + m.group(1), m.group(4) + post, m.group(3)
@@ -164,6 +172,8 @@ class Spec:
     ambiguous: frozenset[str] = frozenset()  # aliases that alone do not make a performance table
     rate_units: tuple[tuple[str, re.Pattern[str]], ...] = ()  # (tail slot, header pattern)
     timing_words: re.Pattern[str] = re.compile(r"(?!)")
+    # (tail slot, header pattern): an unknown timing column that may be that slot
+    maybe_tail: tuple[tuple[str, re.Pattern[str]], ...] = ()
     metric_neighbours: frozenset[str] = frozenset()
     other_hardware: re.Pattern[str] = re.compile(r"(?!)")
 
@@ -185,8 +195,15 @@ class Spec:
         tail = self.order["inference_tail" if inference else "training_tail"]
         last = self.order["last"]
 
+        # A first column perfbot does not understand, in a table without `model name`, names
+        # the rows (`Model Name<sup>1</sup>`, `Method`): it stays first, never moved among the
+        # optional columns.
+        anchor = bool(names) and names[0] is None and "model name" not in names
+
         def key(i: int) -> tuple[int, int]:
             n = names[i]
+            if i == 0 and anchor:
+                return 0, -1
             if n in head:
                 return 0, head.index(n)
             if n in tail:
@@ -247,6 +264,7 @@ def builtin_spec() -> Spec:
         ambiguous=frozenset(header_key(a) for a in perf.get("ambiguous", ())),
         rate_units=tuple((k, re.compile(v)) for k, v in perf.get("rate_units", {}).items()),
         timing_words=re.compile(perf["timing_words"]),
+        maybe_tail=tuple((k, re.compile(v)) for k, v in perf.get("maybe_tail", {}).items()),
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
         other_hardware=re.compile(data["other_hardware"]),
     )
