@@ -139,6 +139,6 @@ def test_the_lock_file_pins_every_dependency_by_hash():
     blocks = re.split(r"\n(?=[A-Za-z0-9_.-]+==)", lock.split("\n\n", 1)[-1])
     assert all("--hash=sha256:" in b for b in blocks if "==" in b)
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    for dep in ("mistune", "pydantic", "pyyaml", "pygithub", "setuptools"):
+    for dep in ("mistune", "pydantic", "pyyaml", "pygithub", "psutil", "setuptools"):
         assert dep in names, dep
         assert dep == "setuptools" or re.search(dep, pyproject, re.I)

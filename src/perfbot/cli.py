@@ -169,7 +169,9 @@ def _main(argv: list[str]) -> int:
     try:
         return COMMANDS[args.command](args)
     except (ConfigError, UsageError) as e:
-        print(f"{PROG}: error: {e}", file=sys.stderr)
+        from .report import printable
+
+        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
         return 2
 
 
@@ -253,12 +255,31 @@ class _Selection:
 
 
 def _walk(root: str) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
-        for name in sorted(filenames):
-            low = name.lower()
+    """``README*.md`` below ``root``, folder by folder in name order (what ``os.walk`` gives),
+    without following folder symlinks. A loop with a stack: ``os.walk`` recurses, and a tree
+    over ~1,000 folders deep raised RecursionError for the whole run."""
+    stack = [root]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError:
+            continue
+        subdirs = []
+        for e in entries:
+            try:
+                is_dir = e.is_dir()
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not e.is_symlink() and e.name not in SKIP_DIRS and not e.name.startswith("."):
+                    subdirs.append(e.path)
+                continue
+            low = e.name.lower()
             if low.startswith("readme") and low.endswith(".md"):
-                yield os.path.normpath(os.path.join(dirpath, name))
+                yield os.path.normpath(e.path)
+        stack.extend(reversed(subdirs))
 
 
 class _Job:
@@ -302,6 +323,7 @@ class _Runner:
         self.args = args
         self.errors: list[FileError] = []
         self.notes: list[str] = []
+        self._printed_errors = 0  # errors already printed by emit()
         self._bad_configs: set[tuple[str, str]] = set()
         if args.config is not None:
             load_config(args.config)  # a bad --config is a usage error: raises ConfigError
@@ -336,8 +358,10 @@ class _Runner:
         rel = os.path.relpath(os.path.abspath(job.path), os.path.abspath(base))
         return config.is_model_readme(rel)
 
-    def jobs(self) -> Iterator[tuple[str, Config, bool | None]]:
-        """(path, config, decision) of every file to check; nothing is read yet."""
+    def jobs(self) -> Iterator[tuple[str, Config, bool | None, str | None]]:
+        """(path, config, decision, root) of every file to check; nothing is read yet. ``root``
+        is the folder being walked (a symlink out of it is not followed), None for a named
+        file."""
         for job in _targets(self.args.paths, self.errors):
             got = self.config(job)
             if got is None:
@@ -345,13 +369,13 @@ class _Runner:
             config, base = got
             decision = self.decide(job, base, config)
             if decision is not False:
-                yield job.path, config, decision
+                yield job.path, config, decision, None if job.explicit else job.root
 
     def sources(self) -> Iterator[tuple[Source, Config, bool | None]]:
         from .source import FileError, read_source
 
-        for path, config, decision in self.jobs():
-            src = read_source(path)
+        for path, config, decision, root in self.jobs():
+            src = read_source(path, root=root)
             if isinstance(src, FileError):
                 self.errors.append(src)
                 continue
@@ -363,15 +387,48 @@ class _Runner:
         result = check_source(src, config, require_model_tables=decision is None)
         if decision is None and not result.has_model_tables:
             return None
-        self.notes.extend(f"{src.path}: note: {n}" for n in src.notes)
+        self.notes.extend(_note(src.path, n) for n in src.notes)
         return result
 
     # --- output -----------------------------------------------------------------------------
-    def report(self, results: list[FileResult], *, to_stdout_summary: bool = True) -> None:
+    def streams(self) -> bool:
+        """Text and workflow-command output is printed file by file as each is checked (one
+        slow file does not hold back the others' results); JSON and SARIF are one document."""
+        return self.args.format in ("text", "github") and not self.args.statistics
+
+    def emit(self, result: FileResult | None, notes: list[str]) -> None:
+        """Print one checked file's findings and notes, and the errors not printed yet."""
+        from .report import renderer
+
+        a = self.args
+        if not a.quiet:
+            for n in notes:
+                print(n, file=sys.stderr)
+        new_errors = self.errors[self._printed_errors :]
+        self._printed_errors = len(self.errors)
+        results = [result] if result is not None else []
+        if not results and not new_errors:
+            return
+        if a.format == "text":
+            from .report.text import render
+
+            sys.stdout.write(render(results, new_errors, summary=False))
+        else:
+            sys.stdout.write(renderer(a.format)(results, new_errors, root=_repo_root()))
+        sys.stdout.flush()
+
+    def report(self, results: list[FileResult], *, streamed: bool = False) -> None:
         from .report import renderer, summary_line
 
         a = self.args
         err = sys.stderr
+        if streamed:
+            self.emit(None, [])
+            if a.format == "text" and not a.quiet:
+                print(summary_line(results, self.errors))
+            elif not a.quiet:
+                print(summary_line(results, self.errors), file=err)
+            return
         if not a.quiet:
             for n in self.notes:
                 print(n, file=err)
@@ -406,6 +463,12 @@ class _Runner:
         return 0
 
 
+def _note(path: str, note: str) -> str:
+    from .report import display_path, printable
+
+    return f"{display_path(path)}: note: {printable(note)}"
+
+
 def _repo_root() -> str:
     """The folder holding ``.git`` above the current one (SARIF/annotation paths are relative
     to it), else the current folder."""
@@ -424,19 +487,21 @@ def _repo_root() -> str:
 PARALLEL_MIN_FILES = 64
 
 
-def _check_one(job: tuple[str, Config, bool | None]) -> tuple[FileResult | FileError | None, list]:
+def _check_one(
+    job: tuple[str, Config, bool | None, str | None],
+) -> tuple[FileResult | FileError | None, list]:
     """Read and check one file (also in a worker process): (result or error or None, notes)."""
     from .engine import check_source
     from .source import FileError, read_source
 
-    path, config, decision = job
-    src = read_source(path)
+    path, config, decision, root = job
+    src = read_source(path, root=root)
     if isinstance(src, FileError):
         return src, []
     result = check_source(src, config, require_model_tables=decision is None)
     if decision is None and not result.has_model_tables:
         return None, []
-    return result, [f"{src.path}: note: {n}" for n in src.notes]
+    return result, [_note(src.path, n) for n in src.notes]
 
 
 def _map_checks(jobs: list) -> Iterator:
@@ -479,13 +544,16 @@ def cmd_check(args: argparse.Namespace) -> int:
     if getattr(args, "explain_tables", False):
         return _explain_tables(run)
     results = []
+    stream = run.streams()
     for got, notes in _map_checks(list(run.jobs())):
         if isinstance(got, FileError):
             run.errors.append(got)
         elif got is not None:
             results.append(got)
             run.notes.extend(notes)
-    run.report(results)
+        if stream:
+            run.emit(got if got is not None and not isinstance(got, FileError) else None, notes)
+    run.report(results, streamed=stream)
     return run.exit_code(results)
 
 
@@ -495,7 +563,10 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
     a = [c + e for c, e in zip(old.lines, old.eols, strict=True)]
     b = [c + e for c, e in zip(new.lines, new.eols, strict=True)]
     out = []
-    for line in difflib.unified_diff(a, b, fromfile=f"a/{path}", tofile=f"b/{path}"):
+    from .report import printable
+
+    shown = printable(path)
+    for line in difflib.unified_diff(a, b, fromfile=f"a/{shown}", tofile=f"b/{shown}"):
         if line.endswith(("\n", "\r")):
             out.append(line)
         else:
@@ -503,56 +574,95 @@ def _unified_diff(path: str, old: Source, new: Source) -> str:
     return "".join(out)
 
 
+def _unsafe_to_write(path: str) -> str | None:
+    """Why ``fix`` must not write ``path``, or None. A symlink is written through only when its
+    target is inside the repository holding the link (the folder with ``.git`` above it, else
+    the link's own folder): a checked-out tree cannot make ``fix`` rewrite a file elsewhere."""
+    from .source import outside
+
+    if not os.path.islink(path):
+        return None
+    here = os.path.dirname(os.path.abspath(path))
+    tree = here
+    d = here
+    while True:
+        if os.path.exists(os.path.join(d, ".git")):
+            tree = d
+            break
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    if outside(path, tree):
+        return f"is a symlink to a file outside {tree}; not written"
+    return None
+
+
 def cmd_fix(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .engine import applicable, fix_source
-    from .report import plural
+    from .report import display_path, plural
     from .source import FileError, Source
 
     run = _Runner(args)
     results: list[FileResult] = []
     fixed_total = 0
     changed: list[tuple[str, int]] = []
-    for src, config, decision in run.sources():
+
+    def fix_one(src: Source, config: Config, decision: bool | None) -> FileResult | None:
+        nonlocal fixed_total
         result = run.check(src, config, decision)
         if result is None:
-            continue
+            return None
         if not any(applicable(f, args.unsafe_fixes) for f in result.findings):
-            results.append(result)
-            continue
+            return result
         try:
             new_text, fixed = fix_source(src, config, unsafe=args.unsafe_fixes)
         except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
             run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
-            results.append(result)
-            continue
+            return result
         if new_text == src.text:
-            results.append(result)
-            continue
+            return result
         new_src = Source.from_text(new_text, path=src.path, bom=src.bom, encoding=src.encoding)
         if args.diff:
             sys.stdout.write(_unified_diff(src.path, src, new_src))
         else:
+            refused = _unsafe_to_write(src.path)
+            if refused:
+                run.errors.append(FileError(src.path, refused))
+                return result
             try:
                 Path(src.path).write_bytes(src.encode(new_text))
             except OSError as e:
                 run.errors.append(FileError(src.path, f"cannot write: {e.strerror or e}"))
-                results.append(result)
-                continue
+                return result
         fixed_total += len(fixed)
         changed.append((src.path, len(fixed)))
         from .engine import check_source
 
-        results.append(check_source(new_src, config))
+        return check_source(new_src, config)
 
     quiet = args.quiet
     # what was fixed: stdout for text output, else stderr (stdout stays a diff / JSON / SARIF)
     out = sys.stdout if args.format == "text" and not args.diff else sys.stderr
+    verb = "would fix" if args.diff else "fixed"
+    # text and github output: each file's lines as soon as it is done (see _Runner.streams)
+    stream = run.streams() and not args.diff
+    for src, config, decision in run.sources():
+        n_notes, n_changed = len(run.notes), len(changed)
+        result = fix_one(src, config, decision)
+        if result is not None:
+            results.append(result)
+        if stream:
+            if not quiet and len(changed) > n_changed:
+                path, n = changed[-1]
+                print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
+            run.emit(result, run.notes[n_notes:])
+
     if not quiet:
-        verb = "would fix" if args.diff else "fixed"
-        for path, n in changed:
-            print(f"{path}: {verb} {plural(n, 'finding')}", file=out)
+        for path, n in [] if stream else changed:
+            print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
         if changed:
             n_files = plural(len(changed), "file")
             print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)
@@ -569,7 +679,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
         for e in run.errors:
             print(e, file=sys.stderr)
         return 2 if run.errors else (1 if changed else 0)
-    run.report(results)
+    run.report(results, streamed=stream)
     return run.exit_code(results)
 
 

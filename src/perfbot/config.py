@@ -283,14 +283,15 @@ def load_yaml_bounded(text: str | bytes, source_name: str) -> Any:
 
 def load_config(path: str | Path) -> Config:
     p = Path(path)
+    from .source import UnsafeFileError, read_bytes_bounded
+
     try:
-        text = p.read_text(encoding="utf-8")
+        data_bytes = read_bytes_bounded(p, MAX_CONFIG_BYTES)
+    except UnsafeFileError as e:
+        raise ConfigError(f"{p}: {str(e).replace('file is ', '', 1)}") from None
     except OSError as e:
         raise ConfigError(f"{p}: cannot read: {e.strerror or e}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from None
+    data = load_yaml_bounded(data_bytes, str(p))
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -301,16 +302,29 @@ def load_config(path: str | Path) -> Config:
         raise ConfigError(f"{p}: {_describe(e)}") from None
 
 
-@lru_cache(maxsize=4096)
+_FOUND: dict[Path, Path | None] = {}  # folder -> its config file; sibling folders share the walk
+
+
 def find_config_file(directory: Path) -> Path | None:
-    """The nearest config file in ``directory`` or above it, up to the repository root."""
-    for name in CONFIG_NAMES:
-        c = directory / name
-        if c.is_file():
-            return c
-    if (directory / ".git").exists() or directory.parent == directory:
-        return None
-    return find_config_file(directory.parent)  # cached: sibling folders share the walk
+    """The nearest config file in ``directory`` or above it, up to the repository root.
+
+    A loop, not a recursion: a tree thousands of folders deep is an ordinary input."""
+    chain: list[Path] = []
+    d = directory
+    while True:
+        if d in _FOUND:
+            found = _FOUND[d]
+            break
+        chain.append(d)
+        found = next((d / n for n in CONFIG_NAMES if (d / n).is_file()), None)
+        if found is not None or (d / ".git").exists() or d.parent == d:
+            break
+        d = d.parent
+    if len(_FOUND) > 65536:
+        _FOUND.clear()
+    for c in chain:
+        _FOUND[c] = found
+    return found
 
 
 @lru_cache(maxsize=1)

@@ -25,10 +25,10 @@ from .source import Source
 from .spec import Spec, builtin_spec
 
 # A pipe-table header line followed by a delimiter row (GFM): the delimiter has a '-' and a '|'.
-_TABLE = (
-    r"^ {0,3}(?P<pt_head>[^\n]*\|[^\n]*)\n"
-    r"(?P<pt_delim>[ \t]{0,3}(?=[^\n]*-)(?=[^\n]*\|)[|: \t-]+)(?:\n|$)"
-)
+# Linear on any text: the header splits at its *first* pipe only (``[^\n|]*``), so a line of
+# pipes is not tried at every split; the delimiter is matched without lookaheads, and
+# :func:`_parse_pipe_table` checks that it holds a '-' and a '|'.
+_TABLE = r"^ {0,3}(?P<pt_head>[^\n|]*\|[^\n]*)\n(?P<pt_delim>[ \t]{0,3}[|: \t-]+)(?:\n|$)"
 _DELIM_CELL = re.compile(r"^\s*(:?)-+(:?)\s*$")
 
 
@@ -68,7 +68,10 @@ class _SpanParser(BlockParser):
         return end
 
 
-def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -> int:
+def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -> int | None:
+    delim = m.group("pt_delim")
+    if "-" not in delim or "|" not in delim:
+        return None  # not a table: mistune reads the header line as a paragraph
     start = m.start()
     delim_start = m.start("pt_delim")
     pos = state.find_line_end_at(delim_start)
@@ -176,10 +179,15 @@ _MS_VERSION = re.compile(
     r"(?:\s*/\s*(?P<v2>\d+\.\d+(?:\.\d+)?))?\]?\*?"
 )
 _MINDSPORE_TYPO = re.compile(r"(?i)\bmind(?:spore|psore|sopre|spre|spor|sproe)\b")
+# No leading ``\**``: from every start in a run of stars it scanned the rest of the run (quadratic);
+# only the end and the groups of a match are used.
 _MODE = re.compile(
     r"(?i)\b(?P<m>graph|pynative|py-native)\b\*{0,2}[ \t]{1,3}mode\b"
     r"|[（(]?(?P<zh>静态图|动态图|图)模式[）)]?"
 )
+_FOLLOWING = re.compile(r"(?i)(?:the\s+following\s+)$")
+_CLAUSE_END = re.compile(r"[.:](?:\s|$)")
+_SPACES = re.compile(r"\s+")
 _ZH_MODE = {"图": "graph", "静态图": "graph", "动态图": "pynative"}
 
 
@@ -198,7 +206,7 @@ def sentence_span(line: str) -> tuple[int, int] | None:
     if m.group(0).startswith(("实验在", "在")):  # a Chinese sentence: the rest of its line
         return start, len(line.rstrip())
     lead = line[:start]
-    lm = re.search(r"(?i)(?:the\s+following\s+)$", lead)
+    lm = _FOLLOWING.search(lead)
     if lm:
         start = lm.start()
     mode = None
@@ -212,7 +220,7 @@ def sentence_span(line: str) -> tuple[int, int] | None:
         if stop and stop.end() > end:
             end = stop.end()
     else:
-        dot = re.search(r"[.:](?:\s|$)", line[m.end() :])
+        dot = _CLAUSE_END.search(line[m.end() :])
         end = m.end() + dot.end() if dot else len(line)
         end = len(line[:end].rstrip())
     return _balance_emphasis(line, start, end)
@@ -256,7 +264,7 @@ def parse_sentence(line: str, lineno: int) -> Sentence | None:
     device = device_text = None
     if dm:
         device_text = dm.group(0)
-        d = re.sub(r"\s+", " ", dm.group("d")).lower()
+        d = _SPACES.sub(" ", dm.group("d")).lower()
         device = "910" if d in ("910", "910a") else "910*"
     versions: list[str] = []
     vm = _MS_VERSION.search(text)
@@ -299,7 +307,32 @@ _HTML_TEXT_LINE = re.compile(
     re.I,
 )
 _HTML_TABLE = re.compile(r"<table\b", re.I)
-_HTML_CELL = re.compile(r"<t[hd]\b[^>]*>(.*?)</t[hd]>", re.I | re.S)
+# An opening or closing cell tag; the cell texts are cut between them by _html_cells (the
+# regex ``<td[^>]*>(.*?)</td>`` it replaces scanned to the end of the block from every unclosed
+# ``<td>``: quadratic).
+_HTML_CELL_TAG = re.compile(r"<(/?)t[hd]\b[^<>]*>", re.I)
+# ``<[^>]+>`` tried the rest of the text from every ``<`` without a ``>``
+_ANY_TAG = re.compile(r"<[^<>]+>")
+MAX_HTML_CELLS = 64
+
+
+def _html_cells(raw: str, limit: int = MAX_HTML_CELLS) -> list[str]:
+    """The raw text of the first ``limit`` ``<td>``/``<th>`` cells: from an opening tag to the
+    next closing one (what ``<t[hd][^>]*>(.*?)</t[hd]>`` found), in one pass."""
+    cells: list[str] = []
+    start = -1
+    for m in _HTML_CELL_TAG.finditer(raw):
+        if not m.group(1):
+            if start < 0:
+                start = m.end()
+        elif start >= 0:
+            cells.append(raw[start : m.start()])
+            start = -1
+            if len(cells) >= limit:
+                break
+    return cells
+
+
 _HTML_ROW = re.compile(r"<tr\b", re.I)
 
 
@@ -308,7 +341,7 @@ def _html_rows(raw: str) -> tuple[tuple[str, ...], ...]:
     chunks = _HTML_ROW.split(raw)[1:65] or [raw]
     rows = []
     for chunk in chunks:
-        cells = [re.sub(r"<[^>]+>", "", c).strip() for c in _HTML_CELL.findall(chunk)[:64]]
+        cells = [_ANY_TAG.sub("", c).strip() for c in _html_cells(chunk)]
         if cells:
             rows.append(tuple(cells))
     return tuple(rows)
@@ -316,7 +349,7 @@ def _html_rows(raw: str) -> tuple[tuple[str, ...], ...]:
 
 def _heading_text(tok: dict) -> str:
     text = tok.get("text", "")
-    text = re.sub(r"<[^>]+>", "", text)
+    text = _ANY_TAG.sub("", text)
     return text.replace("**", "").replace("`", "").strip()
 
 

@@ -7,13 +7,17 @@ Nothing here raises for a README's content: a file that cannot be read becomes a
 from __future__ import annotations
 
 import codecs
+import errno
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
 _LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
 
-# Files larger than this are reported, not parsed: a model README is a few kB.
+# Files larger than this are reported, not parsed: a model README is a few kB (the largest in
+# the corpus is 30 kB). Checking is linear in the size, so this also bounds the time per file.
 MAX_BYTES = 8 * 1024 * 1024
 
 
@@ -25,7 +29,11 @@ class FileError:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: error: {self.message}"
+        # one line, whatever the path or message holds (a file name with a newline must not
+        # start a line of its own in a CI log: a forged workflow command)
+        from .report import display_path, printable
+
+        return f"{display_path(self.path)}: error: {printable(self.message)}"
 
 
 @dataclass(slots=True)
@@ -134,17 +142,88 @@ def decode(data: bytes) -> tuple[str, bytes, str, list[str]]:
         return data.decode("utf-8", errors="surrogateescape"), b"", "utf-8", notes
 
 
-def read_source(path: str | Path) -> Source | FileError:
-    """Read one file; any problem becomes a :class:`FileError` naming the file."""
-    p = Path(path)
+class UnsafeFileError(OSError):
+    """A path perfbot will not read: not a regular file, or too large."""
+
+
+def read_bytes_bounded(path: str | Path, limit: int) -> bytes:
+    """The bytes of a **regular** file, at most ``limit`` of them.
+
+    Opened without blocking (a FIFO named README.md does not hang the run) and checked with
+    ``fstat`` on the open descriptor (a symlink to ``/dev/zero`` or a device is refused, not read
+    until memory runs out). Raises :class:`UnsafeFileError` for a file that is not regular or
+    holds more than ``limit`` bytes, ``OSError`` for the rest.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_BINARY", 0)
+    fd = os.open(path, flags)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFileError(f"not a regular file ({_kind(st.st_mode)}); not read")
+        if st.st_size > limit:
+            raise UnsafeFileError(_too_large(limit))
+        chunks: list[bytes] = []
+        got = 0
+        while got <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - got))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        if got > limit:  # it grew after fstat
+            raise UnsafeFileError(_too_large(limit))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return name
+    return "not a file"
+
+
+def _too_large(limit: int) -> str:
+    if limit < 2**20 and limit % 1024 == 0:
+        size = f"{limit // 1024} kB"
+    else:
+        size = f"{limit / 2**20:.3g} MB"
+    return f"file is larger than {size}, the most perfbot reads"
+
+
+def outside(path: str | Path, root: str | Path) -> bool:
+    """Whether ``path``, with every symlink resolved, lies outside ``root`` (also resolved)."""
+    try:
+        real = os.path.realpath(path)
+        top = os.path.realpath(root)
+        return os.path.commonpath([real, top]) != top
+    except (OSError, ValueError):  # e.g. two drives on Windows
+        return True
+
+
+def read_source(path: str | Path, *, root: str | Path | None = None) -> Source | FileError:
+    """Read one file; any problem becomes a :class:`FileError` naming the file.
+
+    Only regular files, at most :data:`MAX_BYTES`. With ``root`` (the folder being walked), a
+    symlink whose target lies outside ``root`` is not followed.
+    """
     name = str(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_BYTES:
-            return FileError(
-                name, f"file is {size / 1e6:.1f} MB; perfbot reads at most {MAX_BYTES / 1e6:.0f} MB"
-            )
-        data = p.read_bytes()
+        if root is not None and os.path.islink(path) and outside(path, root):
+            return FileError(name, f"is a symlink to a file outside {root}; not followed")
+        data = read_bytes_bounded(path, MAX_BYTES)
+    except UnsafeFileError as e:
+        note = " (a model README is a few kB)" if "larger than" in str(e) else ""
+        return FileError(name, f"{e}{note}")
     except IsADirectoryError:
         return FileError(name, "is a directory")
     except FileNotFoundError:

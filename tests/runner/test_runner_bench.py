@@ -4,8 +4,11 @@ The fake trainers print synthetic step times (true step time + seeded 5 % Gaussi
 slow compile step) instead of sleeping, so these tests are fast. Nothing asserts wall-clock time.
 """
 
+import contextlib
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -324,3 +327,150 @@ def test_bench_main_user_errors_exit_2_without_traceback(tmp_path, capsys):
 def test_result_model_round_trips_as_json():
     r = BenchResult(name="n", readme="R.md", row=2, status="no_samples", cards=1, batch_size=2)
     assert BenchResult.model_validate_json(r.model_dump_json()) == r
+
+
+# ---- nothing hangs, nothing is left behind (security audit item 4) -----------------------
+
+
+def _pids_alive(pidfile: Path) -> list[int]:
+    if not pidfile.exists():
+        return []
+    pids = [int(x) for x in pidfile.read_text().split()]
+    return [p for p in pids if _alive(p)]
+
+
+def test_trainer_that_ignores_sigterm_and_leaves_setsid_children_ends_and_leaves_nothing(
+    tmp_path,
+):
+    """`perfbot bench` as a separate process: it must end (guard: timeout + 30 s) with a result,
+    and no process of the trainer's tree may survive, `setsid` and double-forked ones included."""
+    pidfile = tmp_path / "pids"
+    cfg = write_config(
+        tmp_path,
+        [bench_entry("evil", [PY, str(FAKE / "evil.py"), str(pidfile)], timeout=3, warmup=1)],
+    )
+    out = tmp_path / "evil.json"
+    cmd = [PY, "-m", "perfbot", "bench", "--config", str(cfg), "--out", str(out)]
+    err = tmp_path / "stderr"
+    try:
+        with err.open("wb") as err_fh:  # files, not pipes: an escaped child may hold them
+            proc = subprocess.run(
+                cmd, stdout=subprocess.DEVNULL, stderr=err_fh, timeout=3 + 30, check=False
+            )
+    except subprocess.TimeoutExpired:
+        pytest.fail("perfbot bench hung past its timeout + 30 s")
+    finally:
+        time.sleep(0.5)
+        leftovers = _pids_alive(pidfile)
+        for pid in leftovers:  # clean up after a failing run
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+    assert proc.returncode == 1, err.read_text()
+    data = json.loads(out.read_text())
+    assert data["status"] == "timeout"
+    assert data["s_per_step"] == pytest.approx(0.1)
+    assert len(pidfile.read_text().split()) == 4  # the trainer and its three escapees
+    assert leftovers == []
+    assert "late line from a daemon" in (tmp_path / "evil.log").read_text()
+
+
+def test_daemon_left_behind_by_a_finished_trainer_is_killed(tmp_path):
+    pidfile = tmp_path / "pid"
+    code = (
+        "import subprocess, sys\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " start_new_session=True)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        "for g in range(1, 12):\n"
+        "    ms = 3000.0 if g == 1 else 100.0\n"
+        "    print(f'epoch 1, step {g}, loss 0.5, loss scale 1, global_step {g}, "
+        "step_time(ms) {ms}')\n"
+    )
+    result = run_benchmark(
+        spec(command=[PY, "-c", code], warmup=1, timeout=60), workdir=tmp_path, root=tmp_path
+    )
+    try:
+        assert result.status == "ok"
+        assert any("left running" in n for n in result.notes)
+        assert _pids_alive(pidfile) == []
+    finally:
+        for pid in _pids_alive(pidfile):
+            os.kill(pid, signal.SIGKILL)
+
+
+# ---- real-run shapes (issue 9) ------------------------------------------------------------
+
+MSRUN = str(FAKE / "msrun_like.py")
+
+
+def test_msrun_rank_logs_are_all_read_and_the_slowest_rank_is_reported(tmp_path):
+    s = spec(command=[PY, MSRUN], log="msrun_log/worker_*.log", cards=2, warmup=0)
+    result = run_benchmark(s, workdir=tmp_path, root=tmp_path)
+    assert result.status == "ok", result.message
+    assert [r.rank for r in result.ranks] == [0, 1]
+    assert [r.s_per_step for r in result.ranks] == [pytest.approx(0.2), pytest.approx(0.25)]
+    assert result.s_per_step == pytest.approx(0.25)  # the slowest rank
+    assert result.log_path.endswith("worker_1.log")
+    assert result.img_per_s == pytest.approx(2 * 16 / 0.25)
+    assert any("slowest rank's (rank 1)" in n for n in result.notes)
+
+
+def test_msrun_console_with_interleaved_ranks_is_refused(tmp_path):
+    result = run_benchmark(spec(command=[PY, MSRUN], cards=2), workdir=tmp_path, root=tmp_path)
+    assert result.status == "no_samples"
+    assert result.s_per_step is None
+    assert "interleaves the output of 2 ranks" in result.message
+
+
+def test_timemonitor_under_fit_is_refused_not_ten_times_too_fast(tmp_path):
+    code = (
+        "for e in range(1, 6):\n"
+        "    print(f'epoch: {e} step: 30, loss is 2.2989187240600586')\n"
+        "    print('Eval epoch time: 213.074 ms, per step time: 42.615 ms')\n"
+        "    print('Train epoch time: 213.574 ms, per step time: 7.119 ms')\n"
+        "    print(f\"Eval result: epoch {e}, metrics: {{'acc': 0.1125}}\")\n"
+    )
+    result = run_benchmark(spec(command=[PY, "-c", code]), workdir=tmp_path, root=tmp_path)
+    assert result.status == "no_samples"
+    assert result.s_per_step is None and result.img_per_s is None
+    assert "Model.fit" in result.message and "Model.train" in result.message
+
+
+@pytest.mark.parametrize("how", ["command", "banner", "spec"])
+def test_pynative_run_reports_no_graph_compile(tmp_path, how):
+    code = (
+        "import sys\n"
+        "if 'banner' in sys.argv: print('MindSpore mode[GRAPH(0)/PYNATIVE(1)]: 1')\n"
+        "for b in range(1, 17):\n"
+        "    t = 3.04 if b == 1 else 0.774\n"
+        "    print(f'[2026-12-01 05:54:06] mindcv.utils.callbacks INFO - Epoch: [1/1], '\n"
+        "          f'batch: [{b}/16], loss: 1.003487, lr: 0.000000, time: {t:.6f}s')\n"
+    )
+    cmd = [PY, "-c", code]
+    extra = {}
+    if how == "command":
+        cmd += ["--mode", "1"]
+    elif how == "banner":
+        cmd += ["banner"]
+    else:
+        extra["mode"] = "pynative"
+    result = run_benchmark(spec(command=cmd, **extra), workdir=tmp_path, root=tmp_path)
+    assert result.status == "ok", result.message
+    assert result.run_mode == "pynative"
+    assert result.graph_compile_s is None
+    assert "PyNative" in result.graph_compile_note
+    assert "graph compile" not in result.table
+    assert result.s_per_step == pytest.approx(0.774)
+
+
+def test_first_window_not_slower_gives_no_compile_and_a_reason(tmp_path):
+    code = (
+        "for e, per in enumerate([209.0, 279.6, 280.0, 279.0, 279.6], 1):\n"
+        "    print(f'Train epoch time: {per * 20:.3f} ms, per step time: {per:.3f} ms')\n"
+    )
+    result = run_benchmark(spec(command=[PY, "-c", code]), workdir=tmp_path, root=tmp_path)
+    assert result.status == "ok"
+    assert result.run_mode == "graph"
+    assert result.graph_compile_s is None and result.first_step_s is None
+    assert "could not be measured" in result.graph_compile_note
+    assert "graph compile" not in result.table

@@ -101,3 +101,35 @@ def test_git_commit_from_workdir_then_github_sha(tmp_path):
     plain.mkdir()
     assert git_commit(plain, environ={"GITHUB_SHA": "b" * 40}) == "b" * 40
     assert git_commit(None, environ={}) is None
+
+
+def test_version_files_that_are_fifos_devices_or_huge_are_not_read(tmp_path):
+    """Security audit item 13: a FIFO named version.info hung bench before the benchmark
+    started; a symlink to /dev/zero was read until memory ran out."""
+    import os
+    import threading
+
+    root = fake_ascend(tmp_path)
+    driver = root / ASCEND / "driver/version.info"
+    driver.unlink()
+    os.mkfifo(driver)  # nobody ever writes: a blocking open would wait forever
+    firmware = root / ASCEND / "firmware/version.info"
+    firmware.unlink()
+    firmware.symlink_to("/dev/zero")
+    cfg = root / ASCEND / "ascend-toolkit/latest/aarch64-linux/ascend_toolkit_install.info"
+    cfg.write_text("version=8.0.RC2\n" + "#" * (1 << 20))  # 1 MiB: over the cap
+    found: dict[str, object] = {}
+    worker = threading.Thread(
+        target=lambda: found.update(
+            driver=driver_version(root), firmware=firmware_version(root), cann=cann_version(root)
+        ),
+        daemon=True,
+    )
+    worker.start()
+    worker.join(timeout=60)
+    if worker.is_alive():  # unblock the hung open so the test process can exit
+        with open(driver, "w"):
+            pass
+        worker.join(timeout=10)
+        raise AssertionError("reading a FIFO version file blocked")
+    assert found == {"driver": None, "firmware": None, "cann": None}

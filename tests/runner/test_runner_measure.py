@@ -133,10 +133,33 @@ def test_too_few_samples():
     assert m.notes
 
 
-def test_cached_graph_gives_non_positive_compile_with_a_note():
+def test_cached_graph_gives_no_compile_with_a_note():
     m = measure(steps(0.1, 0.1, 0.1), warmup=0)
-    assert m.graph_compile_s == pytest.approx(0.0)
-    assert any("cached" in n for n in m.notes)
+    assert m.graph_compile_s is None
+    assert m.first_step_s == pytest.approx(0.1)
+    assert any("could not be measured" in n for n in m.notes)
+
+
+def test_compile_is_never_negative_when_the_first_window_is_faster():
+    """msrun worker_0.log read as TimeMonitor: epoch 1 (steps 1-20) at 0.21 s/step, later epochs
+    at 0.28 s/step. Before: graph compile -1.40 s and first step -1.13 s were reported."""
+    samples = [StepSample(20, 0.209, 20, "epoch")] + [
+        StepSample(20 * e, 0.2796, 20, "epoch") for e in range(2, 6)
+    ]
+    m = measure(samples)
+    assert m.s_per_step == pytest.approx(0.2796)
+    assert m.graph_compile_s is None
+    assert m.first_step_s is None
+    assert any("window (steps 1-20) was not slower" in n for n in m.notes)
+
+
+def test_pynative_run_has_no_graph_compile():
+    """mindcv resnet18 PyNative: step 1 is 2.3 s slower (kernel compile), not a graph compile."""
+    m = measure(steps(3.04, *[0.774] * 30), pynative=True)
+    assert m.s_per_step == pytest.approx(0.774)
+    assert m.graph_compile_s is None
+    assert m.first_step_s == pytest.approx(3.04)
+    assert any("PyNative" in n for n in m.notes)
 
 
 def test_iqr_and_cv():

@@ -237,6 +237,24 @@ def test_plan_main_config_error(tmp_path, capsys):
     assert "perfbot plan: error:" in err and "Traceback" not in err
 
 
+def test_a_regex_says_whether_it_gives_step_or_epoch_times():
+    rx = r"Train epoch time: [\d.]+ ms, per step time: (?P<ms>[\d.]+) ms"
+    assert make(regex=rx).regex_times == "step"
+    s = make(regex=rx, regex_times="epoch", steps_per_epoch=30)
+    assert s.regex_times == "epoch" and s.steps_per_epoch == 30
+    with pytest.raises(ValidationError, match="steps_per_epoch"):
+        make(regex=rx, regex_times="epoch")
+    with pytest.raises(ValidationError, match="only used with a 'regex'"):
+        make(regex_times="epoch", steps_per_epoch=30)
+
+
+def test_mode_is_auto_graph_or_pynative():
+    assert make().mode == "auto"
+    assert make(mode="pynative").mode == "pynative"
+    with pytest.raises(ValidationError):
+        make(mode="eager")
+
+
 _ROW_BOMB = (
     "benchmarks:\n  - name: b\n    readme: README.md\n    command: [python, t.py]\n"
     "    cards: 1\n    batch_size: 1\n    row:\n"

@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from . import findings, summary_line
+from . import display_path, findings, printable, summary_line
 
 if TYPE_CHECKING:
     from ..engine import FileResult
@@ -31,8 +31,8 @@ def render(
 
 def line(f: Finding) -> str:
     """``path:line: severity RULE message``, on one line whatever the message holds."""
-    message = " ".join(f.message.splitlines())
-    return f"{f.path}:{f.line}: {f.severity} {f.rule} {message}"
+    message = printable(" ".join(f.message.splitlines()))
+    return f"{display_path(f.path)}:{f.line}: {f.severity} {f.rule} {message}"
 
 
 def render_statistics(results: Sequence[FileResult]) -> list[str]:

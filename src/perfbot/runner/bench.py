@@ -1,9 +1,9 @@
 """`perfbot bench`: run one benchmark's training command and measure it.
 
-The command runs without a shell, in its own process group, with a timeout after which the
-whole group is killed. Its stdout and stderr go (merged, in order) to an output file and, with
-`echo`, to our stdout. Then the log (that output, or the benchmark's `log` file) is parsed,
-measured and written as a `BenchResult` JSON file.
+The command runs without a shell, in its own session, with a timeout after which every process it
+started is killed (`perfbot.runner.proctree`). Its stdout and stderr go (merged, in order) to an
+output file and, with `echo`, to our stdout (tailed from that file). Then the log (that output,
+or the benchmark's `log` file) is parsed, measured and written as a `BenchResult` JSON file.
 """
 
 from __future__ import annotations
@@ -14,23 +14,22 @@ import datetime as dt
 import glob
 import json
 import os
+import re
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Literal
+from typing import Literal
 
 from pydantic import BaseModel, Field, ValidationError
 
 from perfbot import __version__
 from perfbot.runner.envinfo import EnvInfo, detect_environment
-from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, parse_log
+from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
+from perfbot.runner.proctree import run_tree
 from perfbot.runner.spec import BenchmarkSpec, SpecError, load_benchmarks
 
 __all__ = [
@@ -60,6 +59,18 @@ class StepTime(BaseModel):
     seconds: float
     span: int = 1
     kind: Literal["step", "epoch"] = "step"
+
+
+class RankResult(BaseModel):
+    """One rank's own figures, when the benchmark's `log` glob names one log per rank."""
+
+    rank: int | None = Field(description="Rank number from the file name, if it has one")
+    log_path: str
+    log_format: str | None = None
+    s_per_step: float | None = None
+    graph_compile_s: float | None = None
+    steps_measured: int = 0
+    message: str = Field(default="", description="Why this rank gave no s/step, if it did not")
 
 
 class BenchResult(BaseModel):
@@ -97,6 +108,21 @@ class BenchResult(BaseModel):
     steps_measured: int = Field(default=0, description="Steady steps behind s/step")
     outliers_dropped: int = 0
     measure_mode: str | None = Field(default=None, description="'step' or 'epoch' samples")
+    run_mode: Literal["graph", "pynative"] | None = Field(
+        default=None,
+        description="MindSpore mode of the run (the benchmark's `mode`, its command or the log); "
+        "a PyNative run has no graph compile",
+    )
+    graph_compile_note: str | None = Field(
+        default=None,
+        description="Why graph_compile_s is null (PyNative, not slower than steady, log does not "
+        "start at step 1); the README cell should then be left as it is (e.g. N/A)",
+    )
+    ranks: list[RankResult] = Field(
+        default_factory=list,
+        description="Per-rank figures when several rank logs were read; s_per_step is the "
+        "slowest rank's (a synchronous data-parallel step is as slow as its slowest worker)",
+    )
     table: dict[str, str] = Field(
         default_factory=dict,
         description="Cells for the README row, formatted: cards, batch size, graph compile, "
@@ -116,39 +142,6 @@ class BenchResult(BaseModel):
 
 
 # ---- running ------------------------------------------------------------------------------
-
-
-def _pump(src: IO[bytes], sinks: list[IO[bytes]]) -> None:
-    """Copy `src` to every sink until EOF (runs in a thread)."""
-    while True:
-        try:
-            chunk = src.read1(65536) if hasattr(src, "read1") else src.read(65536)
-        except (OSError, ValueError):
-            break
-        if not chunk:
-            break
-        for sink in sinks:
-            try:
-                sink.write(chunk)
-                sink.flush()
-            except (OSError, ValueError):
-                pass
-
-
-def _kill_group(proc: subprocess.Popen[bytes], grace: float) -> None:
-    """SIGTERM the process group, then SIGKILL what is left after `grace` seconds."""
-    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, sig)
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-        if sig == signal.SIGTERM:
-            # The leader is gone; make sure no member of its group lingers.
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-        return
 
 
 def _tail(path: Path, n: int = TAIL_LINES) -> list[str]:
@@ -177,8 +170,20 @@ def _python_of(command: Sequence[str], env: Mapping[str, str]) -> str | None:
     return shutil.which(prog, path=env.get("PATH"))
 
 
-def _find_log(pattern: str, cwd: Path, since: float) -> tuple[Path | None, str]:
-    """Newest file matching `pattern` (relative to `cwd`) written since `since` (epoch secs)."""
+_RANK_RE = re.compile(r"(?:worker|rank)[_-]?(\d+)|[_-](\d+)\.(?:log|txt)$", re.I)
+
+
+def _rank_of(path: Path) -> int | None:
+    """Rank number in a log file name: `worker_3.log`, `rank0.log`, `x_rank_1.log`, `log_2.txt`."""
+    m = _RANK_RE.search(path.name)
+    if not m:
+        return None
+    return int(m.group(1) or m.group(2))
+
+
+def _find_logs(pattern: str, cwd: Path, since: float) -> tuple[list[Path], str]:
+    """Files matching `pattern` (relative to `cwd`) written since `since` (epoch secs), newest
+    first: one per rank when their names carry distinct rank numbers, else only the newest."""
     matches = [Path(p) for p in glob.glob(os.path.join(cwd, pattern), recursive=True)]
     files = []
     for p in matches:
@@ -186,11 +191,35 @@ def _find_log(pattern: str, cwd: Path, since: float) -> tuple[Path | None, str]:
             if p.is_file():
                 files.append((p.stat().st_mtime, p))
     if not files:
-        return None, f"log file '{pattern}' not found in {cwd}"
-    fresh = [(m, p) for m, p in files if m >= since - _LOG_MTIME_SLACK]
+        return [], f"log file '{pattern}' not found in {cwd}"
+    fresh = sorted(((m, p) for m, p in files if m >= since - _LOG_MTIME_SLACK), reverse=True)
     if not fresh:
-        return None, f"log file '{pattern}' was not written during this run (it is older)"
-    return max(fresh)[1], ""
+        return [], f"log file '{pattern}' was not written during this run (it is older)"
+    paths = [p for _, p in fresh]
+    ranks = [_rank_of(p) for p in paths]
+    if len(paths) > 1 and None not in ranks and len(set(ranks)) == len(ranks):
+        return sorted(paths, key=_rank_of), ""
+    return paths[:1], ""
+
+
+_MODE_KEYS = {"mode", "ms_mode", "environment.mode", "system.mode"}
+
+
+def _pynative_in_command(command: Sequence[str]) -> bool | None:
+    """True/False when the command sets MindSpore's mode (`--mode 1`, `--ms_mode=0`,
+    `system.mode=1`, ...), None when it does not say."""
+    for i, arg in enumerate(command):
+        key, eq, value = arg.partition("=")
+        if key.lstrip("-") not in _MODE_KEYS:
+            continue
+        if not eq:
+            value = command[i + 1] if i + 1 < len(command) else ""
+        value = value.strip().lower()
+        if value in ("1", "pynative", "pynative_mode"):
+            return True
+        if value in ("0", "graph", "graph_mode"):
+            return False
+    return None
 
 
 # Variables of the Actions job that a benchmark (the pull request's code) must not get: the files
@@ -265,58 +294,38 @@ def run_benchmark(
         result.message = f"workdir {cwd} does not exist"
         return result
 
-    timed_out = False
     t0 = time.monotonic()
-    with out_path.open("wb") as out_fh:
-        try:
-            proc = subprocess.Popen(
-                list(spec.command),
-                cwd=cwd,
-                env=proc_env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )
-        except OSError as exc:
-            msg = f"cannot run '{spec.command[0]}': {exc.strerror or exc}"
-            out_fh.write((msg + "\n").encode())
-            result.message = msg
-            result.log_tail = [msg]
-            return result
-        sinks: list[IO[bytes]] = [out_fh]
-        echo_to = getattr(sys.stdout, "buffer", None) if echo else None
-        if echo_to is not None:
-            sinks.append(echo_to)
-        assert proc.stdout is not None
-        reader = threading.Thread(target=_pump, args=(proc.stdout, sinks), daemon=True)
-        reader.start()
-        try:
-            proc.wait(timeout=spec.timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc, kill_grace)
-        except BaseException:  # Ctrl-C: do not leave the trainer running
-            _kill_group(proc, kill_grace)
-            raise
-        reader.join(timeout=5.0)
-        if reader.is_alive():  # a leftover child still holds the pipe
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            reader.join(timeout=5.0)
+    echo_to = getattr(sys.stdout, "buffer", None) if echo else None
+    try:
+        outcome = run_tree(
+            spec.command,
+            cwd=cwd,
+            env=proc_env,
+            output=out_path,
+            timeout=spec.timeout,
+            kill_grace=kill_grace,
+            echo_to=echo_to,
+        )
+    except OSError as exc:
+        msg = f"cannot run '{spec.command[0]}': {exc.strerror or exc}"
         with contextlib.suppress(OSError):
-            proc.stdout.close()
+            out_path.write_text(msg + "\n", encoding="utf-8")
+        result.message = msg
+        result.log_tail = [msg]
+        return result
+    timed_out = outcome.timed_out
+    result.notes.extend(outcome.notes)
     result.duration = round(time.monotonic() - t0, 3)
-    result.returncode = proc.returncode
+    result.returncode = outcome.returncode
 
     _measure_into(result, spec, cwd, out_path, started_wall)
 
     if timed_out:
         result.status = "timeout"
         result.message = f"killed after the {spec.timeout:g} s timeout" + _measured(result)
-    elif proc.returncode != 0:
+    elif outcome.returncode != 0:
         result.status = "failed"
-        result.message = f"the command exited with code {proc.returncode}" + _measured(result)
+        result.message = f"the command exited with code {outcome.returncode}" + _measured(result)
     elif result.s_per_step is None:
         result.status = "no_samples"
         if not result.message:
@@ -346,55 +355,136 @@ def _summary(r: BenchResult) -> str:
     return ", ".join(parts)
 
 
+_MEASURED_FIELDS = (
+    "log_format",
+    "log_path",
+    "s_per_step",
+    "iqr",
+    "cv",
+    "graph_compile_s",
+    "first_step_s",
+    "img_per_s",
+    "steps_measured",
+    "outliers_dropped",
+    "measure_mode",
+    "table",
+    "step_times",
+    "run_mode",
+    "graph_compile_note",
+)
+
+
 def _measure_into(
     result: BenchResult, spec: BenchmarkSpec, cwd: Path, out_path: Path, since: float
 ) -> None:
-    """Parse the log and fill the measurement fields of `result` (and its message if none)."""
+    """Parse the log(s) and fill the measurement fields of `result` (and its message if none).
+
+    With one log per rank (a `log` glob such as `msrun_log/worker_*.log`), every rank is measured
+    and the result is the slowest rank's, with each rank's figures in `ranks`."""
     if spec.log:
-        log_path, problem = _find_log(spec.log, cwd, since)
-        if log_path is None:
+        paths, problem = _find_logs(spec.log, cwd, since)
+        if not paths:
             result.message = problem
             return
     else:
-        log_path = out_path
+        paths = [out_path]
+    pynative = None if spec.mode == "auto" else spec.mode == "pynative"
+    if pynative is None:
+        pynative = _pynative_in_command(spec.command)
+    if len(paths) == 1:
+        _measure_log(result, spec, paths[0], pynative)
+        return
+    per_rank: list[tuple[int, BenchResult]] = []
+    for path in paths:
+        rank = _rank_of(path)
+        sub = result.model_copy(deep=True)
+        sub.notes = []
+        _measure_log(sub, spec, path, pynative)
+        result.ranks.append(
+            RankResult(
+                rank=rank,
+                log_path=str(path),
+                log_format=sub.log_format,
+                s_per_step=sub.s_per_step,
+                graph_compile_s=sub.graph_compile_s,
+                steps_measured=sub.steps_measured,
+                message="" if sub.s_per_step is not None else sub.message,
+            )
+        )
+        per_rank.append((rank if rank is not None else -1, sub))
+    measured = [(r, sub) for r, sub in per_rank if sub.s_per_step is not None]
+    if not measured:
+        first = per_rank[0][1]
+        result.log_path, result.log_format = first.log_path, first.log_format
+        result.message = f"no rank log gave step times ({len(paths)} read): {first.message}"
+        return
+    rank, slowest = max(measured, key=lambda item: item[1].s_per_step or 0.0)
+    for name in _MEASURED_FIELDS:
+        setattr(result, name, getattr(slowest, name))
+    figures = ", ".join(
+        f"rank {r.rank}: {r.s_per_step:.4f}" if r.s_per_step is not None else f"rank {r.rank}: -"
+        for r in result.ranks
+    )
+    result.notes.append(
+        f"read {len(paths)} rank logs; s/step is the slowest rank's (rank {rank}): {figures}"
+    )
+    result.notes.extend(slowest.notes)
+    silent = [r.rank for r in result.ranks if r.s_per_step is None]
+    if silent:
+        result.notes.append(f"no step times in the log of rank(s) {silent}")
+
+
+def _measure_log(
+    result: BenchResult, spec: BenchmarkSpec, log_path: Path, pynative: bool | None
+) -> None:
+    """Parse one log (streamed) and fill the measurement fields of `result`."""
     result.log_path = str(log_path)
     try:
-        text = log_path.read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        result.message = f"cannot read the log {log_path}: {exc.strerror or exc}"
-        return
-    try:
-        fmt, samples = parse_log(
-            text,
+        read = read_log(
+            log_path,
             spec.log_format.value,
             regex=spec.regex,
             steps_per_epoch=spec.steps_per_epoch,
+            regex_times=spec.regex_times,
         )
     except LogFormatError as exc:
         result.message = str(exc)
         return
+    except OSError as exc:
+        result.message = f"cannot read the log {log_path}: {exc.strerror or exc}"
+        return
+    fmt, samples = read.fmt, read.samples
     result.log_format = fmt
     if fmt is None:
         result.message = "the log format was not recognised; set log_format (or a regex)"
         return
+    result.notes.extend(read.notes)
     result.step_times = [StepTime(**_sample_dict(s)) for s in samples[:MAX_STEP_TIMES]]
     if len(samples) > MAX_STEP_TIMES:
         result.notes.append(f"step_times keeps the first {MAX_STEP_TIMES} of {len(samples)}")
+    if read.refusal:
+        result.message = read.refusal
+        return
     if not samples:
         result.message = f"no step times found in the log (read as {fmt})"
         return
+    if pynative is None:
+        pynative = read.pynative
+    result.run_mode = "pynative" if pynative else "graph"
     m = measure(
         samples,
         warmup=spec.warmup,
         sink_mode=spec.sink_mode,
         outlier_seconds=spec.outlier_seconds,
         outlier_factor=spec.outlier_factor,
+        pynative=bool(pynative),
     )
     result.notes.extend(m.notes)
     result.measure_mode = m.mode
     result.steps_measured = m.steps_measured
     result.outliers_dropped = m.outliers_dropped
     result.graph_compile_s = _r(m.graph_compile_s)
+    result.graph_compile_note = m.compile_note
     result.first_step_s = _r(m.first_step_s)
     last_step = max(s.step for s in samples)
     if spec.steps and last_step < spec.steps:

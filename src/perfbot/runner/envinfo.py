@@ -16,6 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from perfbot.runner.logs import open_regular
+
 __all__ = [
     "EnvInfo",
     "cann_version",
@@ -51,11 +53,21 @@ def _under(root: str | Path, path: str | Path) -> Path:
     return Path(root) / p
 
 
+MAX_VERSION_FILE = 64 * 1024  # bytes; version files are a few lines
+
+
 def _read(path: Path) -> str | None:
+    """Text of a small regular file; None for anything else. Opened with O_NONBLOCK and checked
+    with fstat, so a FIFO or a device (`/dev/zero`) named like a version file cannot hang or
+    balloon the run."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
+        with open_regular(path, MAX_VERSION_FILE) as fh:
+            data = fh.read(MAX_VERSION_FILE + 1)
     except (OSError, ValueError):
         return None
+    if len(data) > MAX_VERSION_FILE:
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def _key_values(text: str) -> dict[str, str]:

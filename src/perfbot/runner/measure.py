@@ -15,8 +15,10 @@ Definitions (also in docs/runner.md):
   range; **CV** the weighted standard deviation over the weighted mean.
 - **graph compile** = (first sample's per-step time - s/step) x its span: the first step minus a
   steady step, or, for a window or epoch that contains step 1, its total minus that many steady
-  steps. In sink mode that is the first epoch minus a steady epoch. It is None when the log does
-  not start at step 1.
+  steps. In sink mode that is the first epoch minus a steady epoch. It is None (with a
+  note saying why) when the log does not start at step 1, when the first sample is not slower
+  than the steady median (a cached graph: compile cannot be measured from this log; never a
+  negative number), and in PyNative mode (there is no graph compile).
 - **img/s** = cards x batch size / s/step; for inference cards x batch size / (steps x s/step).
 """
 
@@ -53,6 +55,7 @@ class Measurement:
     outliers_dropped: int
     mode: str  # "step" or "epoch"
     notes: tuple[str, ...] = field(default=())
+    compile_note: str | None = None  # why graph_compile_s is None
 
 
 def weighted_quantile(values: Sequence[float], weights: Sequence[int], q: float) -> float:
@@ -95,6 +98,7 @@ def measure(
     sink_mode: bool = False,
     outlier_seconds: float = 100.0,
     outlier_factor: float = 10.0,
+    pynative: bool = False,
 ) -> Measurement:
     """Steady-state s/step, its spread, and graph compile time from parsed samples."""
     notes: list[str] = []
@@ -115,8 +119,10 @@ def measure(
 
     first = pool[0]
     compile_sample = first if first.first_step <= 1 else None
+    compile_note = None
     if compile_sample is None:
-        notes.append(f"the log starts at step {first.first_step}, not 1: graph compile unknown")
+        compile_note = f"the log starts at step {first.first_step}, not 1: graph compile unknown"
+        notes.append(compile_note)
 
     steady: list[tuple[StepSample, int]] = []
     for s in pool:
@@ -157,13 +163,27 @@ def measure(
     compile_s = None
     first_s = None
     if compile_sample is not None:
-        compile_s = (compile_sample.seconds - med) * compile_sample.span
-        first_s = compile_s + med  # step 1 alone (estimated when it was inside a window)
-        if compile_s <= 0:
-            notes.append(
-                "the first step was not slower than the steady state: the graph was probably "
-                "cached (MS_COMPILER_CACHE_ENABLE) or the run is in PyNative mode"
+        extra = (compile_sample.seconds - med) * compile_sample.span
+        if compile_sample.span == 1:
+            first_s = compile_sample.seconds
+        elif extra > 0:
+            first_s = extra + med  # step 1 alone, estimated from the window that holds it
+        if pynative:
+            compile_note = (
+                "PyNative mode: there is no graph compile (the first steps compile kernels "
+                "one by one); graph compile is not reported"
             )
+            notes.append(compile_note)
+        elif extra > 0:
+            compile_s = extra
+        else:
+            what = "step" if compile_sample.span == 1 else f"window (steps 1-{compile_sample.step})"
+            compile_note = (
+                f"graph compile could not be measured from this log: the first logged {what} "
+                "was not slower than the steady median (a cached graph, "
+                "MS_COMPILER_CACHE_ENABLE, or PyNative mode)"
+            )
+            notes.append(compile_note)
     return Measurement(
         s_per_step=med,
         iqr=iqr,
@@ -175,6 +195,7 @@ def measure(
         outliers_dropped=dropped,
         mode=mode,
         notes=tuple(notes),
+        compile_note=compile_note,
     )
 
 

@@ -11,7 +11,7 @@ import re
 import shlex
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -156,6 +156,24 @@ class BenchmarkSpec(BaseModel):
             "with a named group `ms` (milliseconds per step) or `s` (seconds per step), and "
             "optionally `step` (global step number; then a line averages the steps since the "
             "previous match). Setting `regex` implies `log_format: regex`."
+        ),
+    )
+    regex_times: Literal["step", "epoch"] = Field(
+        default="step",
+        description=(
+            "With `regex`: whether each match is one step (or, with a `step` group, a window of "
+            "steps) or one epoch. With `epoch`, the `ms`/`s` group is that epoch's time per step "
+            "and each epoch covers `steps_per_epoch` steps (required), so graph compile is the "
+            "first epoch minus a steady one."
+        ),
+    )
+    mode: Literal["auto", "graph", "pynative"] = Field(
+        default="auto",
+        description=(
+            "MindSpore execution mode of the run. `auto`: PyNative when the command says so "
+            "(`--mode 1`, `--ms_mode 1`, `system.mode=1`, ...) or the log's mode banner does "
+            "(mindcv: `MindSpore mode[GRAPH(0)/PYNATIVE(1)]: 1`), else graph. A PyNative run has "
+            "no graph compile: it is not reported."
         ),
     )
     sink_mode: bool = Field(
@@ -315,6 +333,10 @@ class BenchmarkSpec(BaseModel):
             raise ValueError("log_format 'regex' needs a 'regex' with a named group ms or s")
         if self.regex is not None and self.log_format is not LogFormat.regex:
             raise ValueError(f"'regex' is only used with log_format 'regex', not {self.log_format}")
+        if self.regex_times == "epoch" and self.log_format is not LogFormat.regex:
+            raise ValueError("'regex_times' is only used with a 'regex'")
+        if self.regex_times == "epoch" and self.steps_per_epoch is None:
+            raise ValueError("'regex_times: epoch' needs 'steps_per_epoch'")
         per_epoch = (LogFormat.mindcv_result, LogFormat.mindocr_result)
         if self.log_format in per_epoch and self.steps_per_epoch is None:
             raise ValueError(

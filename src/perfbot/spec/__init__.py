@@ -18,12 +18,54 @@ How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
 
 
 _EMPHASIS = ("**", "__", "*", "_", "`")
-_FOOTNOTE_AFTER = re.compile(r"(?:\\\*|[†‡¹²³⁴⁵⁶⁷⁸⁹]|<sup>[^<>]{1,8}</sup>|\[\^[^\]]{1,8}\])+$")
 _HTML_EMPHASIS = re.compile(r"(?is)^(<(b|strong|em|i)>)(.+)(</\2>)$")
-# a footnote marker after a header's name: `precision*`, `s/step¹`, `img/s†`
-_FOOTNOTE = re.compile(r"(?:\\?\*|[†‡¹²³⁴⁵⁶⁷⁸⁹]|<sup>[^<>]{1,8}</sup>|\[\^[^\]]{1,8}\])+$")
+# a footnote marker after a header's name: `precision*`, `s/step¹`, `img/s†`, `name<sup>1</sup>`,
+# `img/s[^2]` (see _footnote_start)
+_FOOTNOTE_MARKS = "†‡¹²³⁴⁵⁶⁷⁸⁹"
+# emphasis nested deeper than this is not a header's name (and peeling it costs a copy each)
+_MAX_EMPHASIS = 8
 # a header that is a link: `[Recipe](https://...)` names the column by its text
 _LINK_HEADER = re.compile(r"^(\[)([^\[\]]{1,80})(\]\([^()\s]{0,500}\))$")
+
+
+def _footnote_token_end(t: str, i: int, bare_star: bool) -> int | None:
+    """The end of the footnote mark starting at ``t[i]`` (``\\*``, ``†``, ``¹``, ``<sup>x</sup>``,
+    ``[^x]`` with 1-8 characters inside, and with ``bare_star`` also ``*``), or None."""
+    c = t[i]
+    if c in _FOOTNOTE_MARKS or (c == "*" and bare_star):
+        return i + 1
+    if c == "\\" and t.startswith("*", i + 1):
+        return i + 2
+    if t.startswith("<sup>", i):
+        k = t.find("<", i + 5, i + 14)
+        inner = t[i + 5 : k]
+        if k > i + 5 and t.startswith("</sup>", k) and ">" not in inner:
+            return k + 6
+    if t.startswith("[^", i):
+        k = t.find("]", i + 2, i + 11)
+        if k > i + 2:
+            return k + 1
+    return None
+
+
+def _footnote_start(t: str, *, bare_star: bool = True) -> int | None:
+    """Where the footnote marks ending ``t`` begin, or None: the leftmost position from which
+    the rest of ``t`` is all marks, what a ``search`` for "one or more marks, then the end"
+    found (it tried a run of stars from every star: quadratic). One pass from the end; a mark
+    is at most 19 characters long, so the pass stops 19 characters before the leftmost
+    position found."""
+    n = len(t)
+    ok = {n, n - 1} if t.endswith("\n") else {n}  # `$` also matches before a final newline
+    lowest = min(ok)
+    best = None
+    i = n - 1
+    while i >= 0 and i >= lowest - 19:
+        j = _footnote_token_end(t, i, bare_star)
+        if j is not None and j in ok:
+            ok.add(i)
+            lowest = best = i
+        i -= 1
+    return best
 
 
 def header_parts(text: str) -> tuple[str, str, str]:
@@ -32,11 +74,13 @@ def header_parts(text: str) -> tuple[str, str, str]:
     `model name<sup>1</sup>`, `img/s[^2]`) are not part of the column's name."""
     t = text.strip()
     pre = post = ""
-    m = _FOOTNOTE_AFTER.search(t)
-    if m and t[: m.start()].endswith(("**", "__", "`", ">")):  # `**precision**\*`
-        t, post = t[: m.start()], t[m.start() :]
+    at = _footnote_start(t, bare_star=False)
+    if at is not None and t[:at].endswith(("**", "__", "`", ">")):  # `**precision**\*`
+        t, post = t[:at], t[at:]
     changed = True
-    while changed:
+    for _ in range(_MAX_EMPHASIS):
+        if not changed:
+            break
         changed = False
         m = _LINK_HEADER.match(t)
         if m:
@@ -56,10 +100,10 @@ def header_parts(text: str) -> tuple[str, str, str]:
                 pre, post, t = pre + mark, mark + post, inner
                 changed = True
                 break
-    m = _FOOTNOTE.search(t)
-    if m and m.start() > 0 and not t[: m.start()].endswith(("*", " ")):
-        post = t[m.start() :] + post
-        t = t[: m.start()]
+    at = _footnote_start(t)
+    if at and not t[:at].endswith(("*", " ")):
+        post = t[at:] + post
+        t = t[:at]
     return pre, t, post
 
 

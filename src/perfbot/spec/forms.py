@@ -106,7 +106,7 @@ def _jit_norm(v: str) -> str | None:
 # "1 min" is as right as "5 mins" (the runner writes both)
 _COMPILE = re.compile(rf"^(?:{_NUM}~{_NUM} mins|1 min|{_NUM} mins)$")
 _COMPILE_LOOSE = re.compile(
-    rf"^(?P<a>{_NUM})\s*(?:(?:~|～|-|–|to)\s*(?P<b>{_NUM}))?\s*"
+    rf"^(?P<a>{_NUM})\s*(?:(?:~|～|-|–|to)\s*(?P<b>{_NUM})\s*)?"  # one \s* per gap: linear
     r"(?P<u>mins?|minutes?|m)\.?$",
     re.I,
 )

@@ -109,7 +109,7 @@ class Version:
 # ---------------------------------------------------------------------------------------------
 # Cleaning: markdown and other wrapping that never belongs to a version.
 
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LINK = re.compile(r"!?\[([^\[\]]*)\]\([^()]*\)")
 _TAG = re.compile(r"<[^<>]*>")
 _TRAILING_NOTE = re.compile(r"(?<=\S)\s*\([^()]*\)$")
 _EDGE = " \t.,;:'\"()[]{}|"
@@ -417,6 +417,13 @@ def same_cann(a: object, b: object) -> bool:
 
 _RANGE_SEP = re.compile(r"\s*(?:~|〜|–|—|-|\bto\b)\s*", re.I)
 _LIST_SEP = re.compile(r"\s*(?:/|,|、|;|&|\band\b|\bor\b)\s*", re.I)
+
+# These patterns backtrack on long text (a run of spaces, "driver" repeated), but they only ever
+# see text of at most MAX_LEN characters (whitespace collapsed): `_clean` and `parse_version` check
+# the length before any pattern runs. tests/test_linear_time.py exempts them and tests the guard.
+LENGTH_BOUNDED_PATTERNS = frozenset(
+    {"_DRIVER_FILE", "_FIRMWARE_FILE", "_CANN_FILE", "_RANGE_SEP", "_LIST_SEP"}
+)
 
 
 def mindspore_versions(cell: object) -> list[Version]:
