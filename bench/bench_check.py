@@ -1,13 +1,24 @@
 #!/usr/bin/env python3
-"""Benchmark: `perfbot check` on the corpus replicated to ~1,000 files, beside markdownlint-cli2.
+"""Benchmark: `perfbot check` on the corpus replicated x10, beside three peers, in one script.
 
-Both tools run on the same files in this one script, so the figure that matters is the ratio
-(perfbot wall time / markdownlint-cli2 wall time; the goal is <= 0.2). markdownlint-cli2 runs with
-only its table rules (MD055, MD056, MD058, MD060). Also times `perfbot --version` (goal < 150 ms).
+Goals (issue 11), as ratios of wall time against a peer measured in this same script:
 
-markdownlint-cli2 is installed from npm into bench/.node (not committed) on first use.
+- whole-tree `perfbot check` <= 0.10x markdownlint-cli2 (its table rules MD055, MD056, MD058,
+  MD060 only);
+- whole-tree `perfbot check` <= 3x rumdl (`rumdl check --no-config --no-cache --enable
+  MD055,MD056,MD058,MD060`, a Rust Markdown linter on PyPI, the fastest peer);
+- `mdformat --check` (with mdformat-gfm for tables) is printed for comparison only.
 
-Usage: python bench/bench_check.py [--copies N] [--corpus DIR] [--runs R]
+Runs are paired and alternate between the tools (perfbot, peer, perfbot, peer, ...), so a change
+in the machine's load hits every tool alike; the median of each tool's runs is shown, with the CPU
+time of its processes and the load average before and after. The one-README, `fix` and memory
+figures are in bench_paths.py.
+
+Peers: markdownlint-cli2 is installed from npm into bench/.node (not committed) on first use;
+rumdl and mdformat are Python packages (`pip install rumdl mdformat mdformat-gfm`); a peer that is
+not installed is skipped with a note.
+
+Usage: python bench/bench_check.py [--times N] [--corpus DIR] [--runs R] [--format F]
 Prints figures; asserts nothing.
 """
 
@@ -15,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -25,26 +38,29 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+# the corpus next to the project (``../shared/corpus``), also from a worktree one level deeper
+CORPUS = next(
+    (d / "shared" / "corpus" for d in ROOT.parents if (d / "shared" / "corpus").is_dir()),
+    ROOT.parent / "shared" / "corpus",
+)
 NODE_DIR = HERE / ".node"
-MLC_CONFIG = {
-    "config": {
-        "default": False,
-        "MD055": True,
-        "MD056": True,
-        "MD058": True,
-        "MD060": True,
-    }
-}
+TABLE_RULES = "MD055,MD056,MD058,MD060"
+MLC_CONFIG = {"config": {"default": False, **{r: True for r in TABLE_RULES.split(",")}}}
+GOAL_MLC = 0.10
+GOAL_RUMDL = 3.0
+
+
+def tool(name: str) -> str | None:
+    """A console script next to this interpreter first (not a version manager's shim, which adds
+    its own start-up time to every figure), else on PATH."""
+    exe = Path(sys.executable).parent / name
+    if exe.exists():
+        return str(exe)
+    return shutil.which(name)
 
 
 def perfbot_cmd() -> list[str]:
-    # The console script next to this interpreter (not a version manager's shim, which adds its
-    # own start-up time to every figure).
-    exe = Path(sys.executable).parent / "perfbot"
-    if exe.exists():
-        return [str(exe)]
-    found = shutil.which("perfbot")
+    found = tool("perfbot")
     return [found] if found else [sys.executable, "-m", "perfbot"]
 
 
@@ -65,37 +81,66 @@ def ensure_markdownlint() -> Path | None:
     return binary if binary.exists() else None
 
 
-def replicate(corpus: Path, dest: Path, target: int) -> int:
-    files = sorted(corpus.rglob("*.md"))
-    n = 0
-    copy = 0
-    while n < target:
+def corpus_files(corpus: Path) -> list[Path]:
+    return sorted(f for f in corpus.rglob("*.md") if "readme" in f.name.lower())
+
+
+def replicate(corpus: Path, dest: Path, times: int) -> tuple[int, int]:
+    """Copy every README of the corpus ``times`` times under ``dest``: (files, bytes)."""
+    files = corpus_files(corpus)
+    n = size = 0
+    for copy in range(times):
         for f in files:
-            if n >= target:
-                break
             d = dest / f"copy{copy:03d}" / f.parent.name / f.stem
             d.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(f, d / "README.md")
             n += 1
-        copy += 1
-    return n
+            size += f.stat().st_size
+    return n, size
 
 
-def timed(cmd: list[str], cwd: Path, runs: int) -> tuple[float, subprocess.CompletedProcess]:
-    times = []
-    last = None
-    for _ in range(runs):
-        t0 = time.perf_counter()
-        last = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), last  # type: ignore[return-value]
+def load() -> str:
+    try:
+        return " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
+
+
+def run_once(cmd: list[str], cwd: Path) -> tuple[float, float, subprocess.CompletedProcess]:
+    """(wall s, CPU s of the process and its children, the completed process)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, r
+
+
+def paired(tools: dict[str, list[str]], cwd: Path, runs: int) -> dict[str, dict]:
+    """Run every tool ``runs`` times, alternating; per tool: wall and CPU medians, last output."""
+    out: dict[str, dict] = {name: {"wall": [], "cpu": [], "last": None} for name in tools}
+    for i in range(runs):
+        names = list(tools) if i % 2 == 0 else list(reversed(tools))
+        for name in names:
+            wall, cpu, r = run_once(tools[name], cwd)
+            out[name]["wall"].append(wall)
+            out[name]["cpu"].append(cpu)
+            out[name]["last"] = r
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--copies", type=int, default=1000, help="number of files (default 1000)")
+    ap.add_argument("--times", type=int, default=10, help="copies of the corpus (default 10)")
     ap.add_argument("--corpus", default=str(CORPUS))
     ap.add_argument("--runs", type=int, default=3, help="runs per tool; the median is shown")
+    ap.add_argument("--format", default="text", help="perfbot's --format (default text)")
+    ap.add_argument(
+        "--peers",
+        default="markdownlint-cli2,rumdl,mdformat",
+        help="comma-separated peers to run (default: all three; mdformat is the slowest)",
+    )
     args = ap.parse_args(argv)
     corpus = Path(args.corpus)
     if not corpus.is_dir():
@@ -104,37 +149,57 @@ def main(argv: list[str] | None = None) -> int:
     pb = perfbot_cmd()
     with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as tmp:
         work = Path(tmp)
-        n = replicate(corpus, work / "tree", args.copies)
-        size = sum(p.stat().st_size for p in (work / "tree").rglob("*.md"))
-        print(f"files: {n} ({size / 1e6:.1f} MB), runs per tool: {args.runs} (median shown)")
+        n, size = replicate(corpus, work / "tree", args.times)
+        print(f"files: {n} ({size / 1e6:.1f} MB, corpus x{args.times}), {os.cpu_count()} cores, "
+              f"runs per tool: {args.runs} (paired, alternating; median shown)")  # fmt: skip
+        print(f"load average before: {load()}")
 
-        t_pb, r = timed([*pb, "check", "--format", "json", "--fail-on", "never", "tree"], work,
-                        args.runs)  # fmt: skip
-        try:
-            findings = len(json.loads(r.stdout)["findings"])
-        except (ValueError, KeyError):
-            findings = -1
-            print(r.stderr[-2000:], file=sys.stderr)
-        print(
-            f"perfbot check:        {t_pb:7.3f} s  {n / t_pb:8.1f} files/s  ({findings} findings)"
-        )
+        tools: dict[str, list[str]] = {
+            "perfbot check": [*pb, "check", "--format", args.format, "--fail-on", "never", "tree"],
+        }
+        peers = {x.strip() for x in args.peers.split(",") if x.strip()}
+        mlc = ensure_markdownlint() if "markdownlint-cli2" in peers else None
+        if mlc is not None:
+            (work / ".markdownlint-cli2.jsonc").write_text(json.dumps(MLC_CONFIG))
+            tools["markdownlint-cli2"] = [str(mlc), "tree/**/*.md"]
+        elif "markdownlint-cli2" in peers:
+            print("markdownlint-cli2: not available (npm missing or install failed)")
+        rumdl = tool("rumdl") if "rumdl" in peers else None
+        if rumdl:
+            tools["rumdl"] = [rumdl, "check", "--no-config", "--no-cache", "--enable", TABLE_RULES,
+                              "tree"]  # fmt: skip
+        elif "rumdl" in peers:
+            print("rumdl: not installed (pip install rumdl)")
+        mdformat = tool("mdformat") if "mdformat" in peers else None
+        if mdformat:
+            tools["mdformat --check"] = [mdformat, "--check", "tree"]
+        elif "mdformat" in peers:
+            print("mdformat: not installed (pip install mdformat mdformat-gfm)")
 
-        versions = []
-        for _ in range(max(5, args.runs)):
-            t0 = time.perf_counter()
-            subprocess.run([*pb, "--version"], capture_output=True)
-            versions.append(time.perf_counter() - t0)
-        print(f"perfbot --version:    {statistics.median(versions) * 1000:7.1f} ms (median of "
-              f"{len(versions)})")  # fmt: skip
-
-        mlc = ensure_markdownlint()
-        if mlc is None:
-            print("markdownlint-cli2: not available (npm missing or install failed); no ratio")
-            return 0
-        (work / ".markdownlint-cli2.jsonc").write_text(json.dumps(MLC_CONFIG))
-        t_ml, r = timed([str(mlc), "tree/**/*.md"], work, args.runs)
-        print(f"markdownlint-cli2:    {t_ml:7.3f} s  {n / t_ml:8.1f} files/s  (MD055/056/058/060)")
-        print(f"ratio perfbot / markdownlint-cli2: {t_pb / t_ml:.3f} (goal <= 0.2)")
+        got = paired(tools, work, args.runs)
+        print(f"load average after:  {load()}")
+        t_pb = statistics.median(got["perfbot check"]["wall"])
+        for name, g in got.items():
+            wall = statistics.median(g["wall"])
+            cpu = statistics.median(g["cpu"])
+            extra = ""
+            if name == "perfbot check":
+                r = g["last"]
+                if r.returncode not in (0, 1):
+                    print(r.stderr[-2000:], file=sys.stderr)
+                last = (r.stdout.strip() or r.stderr.strip()).splitlines()
+                extra = f"  ({last[-1][:60]})" if last else ""
+            ratio = "" if name == "perfbot check" else f"  perfbot / this: {t_pb / wall:6.3f}"
+            print(f"{name:18s} {wall:7.3f} s wall  {cpu:7.3f} s CPU  {n / wall:8.1f} files/s"
+                  f"{ratio}{extra}")  # fmt: skip
+        if "markdownlint-cli2" in got:
+            r = t_pb / statistics.median(got["markdownlint-cli2"]["wall"])
+            ok = "met" if r <= GOAL_MLC else "NOT met"
+            print(f"goal: perfbot / markdownlint-cli2 <= {GOAL_MLC}: {r:.3f} ({ok})")
+        if "rumdl" in got:
+            r = t_pb / statistics.median(got["rumdl"]["wall"])
+            ok = "met" if r <= GOAL_RUMDL else "NOT met"
+            print(f"goal: perfbot / rumdl <= {GOAL_RUMDL}: {r:.2f} ({ok})")
     return 0
 
 

@@ -255,3 +255,14 @@ def test_a_fix_that_changes_nothing_stops_the_loop(monkeypatch: pytest.MonkeyPat
     rule = Rule("PB998", "same", "warning", "document", "always", same, "structure")
     monkeypatch.setattr(engine, "all_rules", lambda: [rule])
     assert fix_source(src("a\n")) == ("a\n", [])
+
+
+def test_a_line_inserted_after_a_lone_cr_does_not_merge_into_crlf():
+    # Mixed endings: a blank line inserted after a line that ends in "\r" must stay a blank line
+    # ("\r" + "\n" would read as one CRLF, and the fix would change nothing a reader sees).
+    text = '<div align="center">\n| mindspore |\n| :--: |\n</div>\r| jit level |\n| :--: |\n'
+    fixed, _ = fix_source(Source.from_text(text))
+    assert "\r\n" not in fixed
+    assert "</div>\r\r| jit level |" in fixed
+    again, _ = fix_source(Source.from_text(fixed))
+    assert again == fixed

@@ -164,8 +164,10 @@ def _main(argv: list[str]) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
-    from .config import ConfigError
+    from .config_light import ConfigError  # not .config: no pydantic without a config file
 
+    if args.command in ("check", "fix"):
+        _tune_gc()
     try:
         return COMMANDS[args.command](args)
     except (ConfigError, UsageError) as e:
@@ -173,6 +175,15 @@ def _main(argv: list[str]) -> int:
 
         print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
         return 2
+
+
+def _tune_gc() -> None:
+    """A run allocates many small objects that live until the end (findings, cells, rows) and
+    makes no reference cycles worth collecting early: collect far less often (issue 11: 0.85x of
+    check's time). Worker processes inherit it."""
+    import gc
+
+    gc.set_threshold(100_000, 50, 100)
 
 
 def _run_edge(name: str, argv: list[str]) -> int:
@@ -318,14 +329,14 @@ class _Runner:
     """What `check` and `fix` share: options, configs, the model-README decision."""
 
     def __init__(self, args: argparse.Namespace):
-        from .config import load_config
-
         self.args = args
         self.errors: list[FileError] = []
         self.notes: list[str] = []
         self._printed_errors = 0  # errors already printed by emit()
         self._bad_configs: set[tuple[str, str]] = set()
         if args.config is not None:
+            from .config import load_config
+
             load_config(args.config)  # a bad --config is a usage error: raises ConfigError
         self.selection = _Selection(args.select, args.ignore)
 
@@ -333,7 +344,7 @@ class _Runner:
         """(config, folder that paths/exclude are relative to), or None after a config error."""
         from pathlib import Path
 
-        from .config import ConfigError, config_for, find_config_file
+        from .config_light import ConfigError, config_for, find_config_file
         from .source import FileError
 
         try:
@@ -483,8 +494,13 @@ def _repo_root() -> str:
         d = parent
 
 
-# Below this many files a process pool costs more than it saves.
-PARALLEL_MIN_FILES = 64
+# Below this many files and bytes a process pool costs more than it saves. Measured on 2 cores
+# (bench/bench_paths.py's trees; paired runs): at load ~3 the pool took 1.4x the wall time of one
+# process on 165 files (1.3 MB), 1.3-1.7x on 495 (4 MB), 1.4x on 990 (8 MB) and 0.7x on 1,650
+# (13 MB), +15-45 % CPU throughout; on a machine busy with two runnable processes per core it
+# loses at any size. PERFBOT_JOBS=1 forces one process, PERFBOT_JOBS=N (N > 1) a pool of N.
+PARALLEL_MIN_FILES = 1000
+PARALLEL_MIN_BYTES = 10_000_000
 
 
 def _check_one(
@@ -504,11 +520,62 @@ def _check_one(
     return result, [_note(src.path, n) for n in src.notes]
 
 
-def _map_checks(jobs: list) -> Iterator:
-    """Check files in order, on every core when there are many (results keep their order)."""
-    workers = os.cpu_count() or 1
-    if workers < 2 or len(jobs) < PARALLEL_MIN_FILES or os.environ.get("PERFBOT_JOBS") == "1":
-        yield from map(_check_one, jobs)
+def _fix_one(
+    job: tuple[str, Config, bool | None, str | None], *, unsafe: bool = True
+) -> tuple[Any, Any, Any, list[str]]:
+    """Read, check and fix one file (also in a worker process): (source, or error, or None when
+    it is not checked; its check; the fix outcome; notes). The outcome is None when nothing is
+    fixable, (new text, findings fixed, check of the new text), or the message of fixes that do
+    not settle. Nothing is written here."""
+    from .engine import applicable, check_source, fix_result
+    from .source import FileError, read_source
+
+    path, config, decision, root = job
+    src = read_source(path, root=root)
+    if isinstance(src, FileError):
+        return src, None, None, []
+    result = check_source(src, config, require_model_tables=decision is None)
+    if decision is None and not result.has_model_tables:
+        return None, None, None, []
+    notes = [_note(src.path, n) for n in src.notes]
+    if not any(applicable(f, unsafe) for f in result.findings):
+        return src, result, None, notes
+    try:
+        # the check above is the first pass; the last pass checks the new text
+        outcome: Any = fix_result(src, config, first=result, unsafe=unsafe)
+    except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
+        outcome = str(e).removeprefix(f"{src.path}: ")
+    return src, result, outcome, notes
+
+
+def _pool_size(jobs: list) -> int:
+    """Worker processes for ``jobs`` (each ``(path, ...)``): 0 when one process is faster."""
+    forced = os.environ.get("PERFBOT_JOBS", "")
+    if forced.isdigit():
+        return int(forced) if int(forced) > 1 else 0
+    cores = os.cpu_count() or 1
+    if cores < 2 or len(jobs) < PARALLEL_MIN_FILES:
+        return 0
+    try:
+        if os.getloadavg()[0] >= 2 * cores:  # no core to spare: the pool only adds its cost
+            return 0
+    except OSError:
+        pass
+    size = 0
+    for job in jobs:
+        with contextlib.suppress(OSError):
+            size += os.stat(job[0]).st_size
+        if size >= PARALLEL_MIN_BYTES:
+            return cores
+    return 0
+
+
+def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
+    """``func`` (check or fix) over the files in order, on every core when there are many
+    (results keep their order)."""
+    workers = _pool_size(jobs)
+    if workers < 2:
+        yield from map(func, jobs)
         return
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -519,7 +586,7 @@ def _map_checks(jobs: list) -> Iterator:
         ctx = multiprocessing.get_context()
     chunk = max(1, len(jobs) // (workers * 4))
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        yield from pool.map(_check_one, jobs, chunksize=chunk)
+        yield from pool.map(func, jobs, chunksize=chunk)
 
 
 def _explain_tables(run: _Runner) -> int:
@@ -599,9 +666,9 @@ def _unsafe_to_write(path: str) -> str | None:
 
 
 def cmd_fix(args: argparse.Namespace) -> int:
+    import functools
     from pathlib import Path
 
-    from .engine import applicable, fix_source
     from .report import display_path, plural
     from .source import FileError, Source
 
@@ -610,18 +677,16 @@ def cmd_fix(args: argparse.Namespace) -> int:
     fixed_total = 0
     changed: list[tuple[str, int]] = []
 
-    def fix_one(src: Source, config: Config, decision: bool | None) -> FileResult | None:
+    def fix_one(src: Source, result: FileResult, outcome: Any, notes: list[str]) -> FileResult:
+        """Write (or diff) what a worker fixed; returns the check to report."""
         nonlocal fixed_total
-        result = run.check(src, config, decision)
-        if result is None:
-            return None
-        if not any(applicable(f, args.unsafe_fixes) for f in result.findings):
+        run.notes.extend(notes)
+        if outcome is None:  # nothing to fix
             return result
-        try:
-            new_text, fixed = fix_source(src, config, unsafe=args.unsafe_fixes)
-        except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
-            run.errors.append(FileError(src.path, str(e).removeprefix(f"{src.path}: ")))
+        if isinstance(outcome, str):  # fixes that do not settle: a perfbot bug, for this file only
+            run.errors.append(FileError(src.path, outcome))
             return result
+        new_text, fixed, final = outcome
         if new_text == src.text:
             return result
         new_src = Source.from_text(new_text, path=src.path, bom=src.bom, encoding=src.encoding)
@@ -639,9 +704,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
                 return result
         fixed_total += len(fixed)
         changed.append((src.path, len(fixed)))
-        from .engine import check_source
-
-        return check_source(new_src, config)
+        return final  # the fix loop's check of the new text
 
     quiet = args.quiet
     # what was fixed: stdout for text output, else stderr (stdout stays a diff / JSON / SARIF)
@@ -649,9 +712,14 @@ def cmd_fix(args: argparse.Namespace) -> int:
     verb = "would fix" if args.diff else "fixed"
     # text and github output: each file's lines as soon as it is done (see _Runner.streams)
     stream = run.streams() and not args.diff
-    for src, config, decision in run.sources():
+    # read, check and fix in the pool when it pays; written here, in order
+    fix_job = functools.partial(_fix_one, unsafe=args.unsafe_fixes)
+    for got, first, outcome, notes in _map_checks(list(run.jobs()), fix_job):
+        if isinstance(got, FileError):
+            run.errors.append(got)
+            continue
         n_notes, n_changed = len(run.notes), len(changed)
-        result = fix_one(src, config, decision)
+        result = fix_one(got, first, outcome, notes) if got is not None else None
         if result is not None:
             results.append(result)
         if stream:

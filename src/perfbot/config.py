@@ -34,12 +34,11 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-CONFIG_NAMES = (".perfbot.yml", ".perfbot.yaml")
+from .config_light import CONFIG_NAMES, ConfigError, find_config_file
+
+__all__ = ["CONFIG_NAMES", "Config", "ConfigError", "config_for", "find_config_file", "load_config"]
+
 RuleSetting = Literal["error", "warning", "info", "off"]
-
-
-class ConfigError(Exception):
-    """A config file that perfbot cannot use; the message is for the user."""
 
 
 class _Strict(BaseModel):
@@ -300,31 +299,6 @@ def load_config(path: str | Path) -> Config:
         return Config.model_validate(data)
     except ValidationError as e:
         raise ConfigError(f"{p}: {_describe(e)}") from None
-
-
-_FOUND: dict[Path, Path | None] = {}  # folder -> its config file; sibling folders share the walk
-
-
-def find_config_file(directory: Path) -> Path | None:
-    """The nearest config file in ``directory`` or above it, up to the repository root.
-
-    A loop, not a recursion: a tree thousands of folders deep is an ordinary input."""
-    chain: list[Path] = []
-    d = directory
-    while True:
-        if d in _FOUND:
-            found = _FOUND[d]
-            break
-        chain.append(d)
-        found = next((d / n for n in CONFIG_NAMES if (d / n).is_file()), None)
-        if found is not None or (d / ".git").exists() or d.parent == d:
-            break
-        d = d.parent
-    if len(_FOUND) > 65536:
-        _FOUND.clear()
-    for c in chain:
-        _FOUND[c] = found
-    return found
 
 
 @lru_cache(maxsize=1)

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import hashlib
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from .config import Config
 from .model import Document, Row, Table
 from .parse import parse_document
 from .recognise import Recognition, recognise, recognise_table
 from .source import Source
 from .spec import Column, Resolved, Spec, builtin_spec
+
+if TYPE_CHECKING:
+    from .config import Config
 
 
 def spec_for(config: Config) -> Spec:

@@ -8,15 +8,19 @@ A rule that raises is a perfbot bug; it becomes an ``internal-error`` finding fo
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .config import Config
+from .config_light import DEFAULT
 from .context import Context, spec_for
 from .fix import Fix, apply_fixes
 from .model import Document
 from .registry import SEVERITIES, Finding, Issue, Rule, all_rules
 from .source import Source
 
-__all__ = ["Context", "FileResult", "check_source", "fix_source", "spec_for"]
+if TYPE_CHECKING:
+    from .config import Config
+
+__all__ = ["Context", "FileResult", "check_source", "fix_result", "fix_source", "spec_for"]
 
 
 @dataclass(slots=True)
@@ -96,7 +100,7 @@ def check_source(
 ) -> FileResult:
     """Run the rules over ``source``. With ``require_model_tables``, a document without a
     Requirements or Performance table is not checked (no rules run; ``has_model_tables`` False)."""
-    config = config or Config()
+    config = config or DEFAULT  # Config() without pydantic
     ctx = Context(source, config)
     has = _has_model_tables(ctx.doc)
     if require_model_tables and not has:
@@ -123,19 +127,33 @@ def fix_source(
 
     With ``unsafe`` False only safe fixes are applied (`perfbot fix` without `--unsafe-fixes`);
     the review, which offers every fix as a suggestion for a person to accept, applies all."""
-    config = config or Config()
+    text, fixed, _ = fix_result(source, config, unsafe=unsafe)
+    return text, fixed
+
+
+def fix_result(
+    source: Source,
+    config: Config | None = None,
+    first: FileResult | None = None,
+    *,
+    unsafe: bool = True,
+) -> tuple[str, list[Finding], FileResult]:
+    """:func:`fix_source`, also returning the check of the new text (the last pass's, so the
+    caller need not parse it again). ``first``, the caller's check of ``source`` with ``config``,
+    is reused as the first pass instead of parsing ``source`` again."""
+    config = config or DEFAULT  # Config() without pydantic
     text = source.text
     fixed: list[Finding] = []
     cur = source
-    for _ in range(MAX_FIX_PASSES):
-        result = check_source(cur, config)
+    for n in range(MAX_FIX_PASSES):
+        result = first if n == 0 and first is not None else check_source(cur, config)
         todo = [f for f in result.findings if applicable(f, unsafe)]
         fixes: list[Fix] = [f.fix for f in todo if f.fix is not None]
         if not fixes:
-            return text, fixed
+            return text, fixed, result
         new = apply_fixes(cur, fixes)
         if new == text:
-            return text, fixed
+            return text, fixed, result
         fixed.extend(todo)
         text = new
         cur = Source.from_text(text, path=source.path, bom=source.bom, encoding=source.encoding)

@@ -109,8 +109,12 @@ def apply_to_lines(lines: list[str], eols: list[str], edits: list[Edit], newline
             lines[i] = new
             continue
         last_eol = eols[i]
+        # an inserted line ends like the file; but "\n" right after a lone "\r" would read as one
+        # CRLF (the blank line would vanish), so there the inserted lines end in "\r" too
+        before = eols[i - 1] if i > 0 else ""
+        added = "\r" if newline == "\n" and before == "\r" else newline
         lines[i : i + 1] = parts
-        eols[i : i + 1] = [newline] * (len(parts) - 1) + [last_eol]
+        eols[i : i + 1] = [added] * (len(parts) - 1) + [last_eol]
         if not last_eol and parts[-1] == "":
             # an insertion after the last line of a file with no final newline
             lines.pop(i + len(parts) - 1)

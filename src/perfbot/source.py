@@ -47,6 +47,7 @@ class Source:
     bom: bytes = b""
     encoding: str = "utf-8"
     notes: list[str] = field(default_factory=list)
+    _newline: str = field(default="", repr=False, compare=False)  # counted once, on first use
 
     def __reduce__(self):
         # Across processes only the text travels; the lines are split again on arrival
@@ -60,12 +61,15 @@ class Source:
 
     @property
     def newline(self) -> str:
-        """The dominant line ending, for lines a fix adds."""
-        counts: dict[str, int] = {}
-        for e in self.eols:
-            if e:
-                counts[e] = counts.get(e, 0) + 1
-        return max(counts, key=lambda k: counts[k]) if counts else "\n"
+        """The dominant line ending, for lines a fix adds (a Source's lines never change: counted
+        once, not for every fix)."""
+        if not self._newline:
+            counts: dict[str, int] = {}
+            for e in self.eols:
+                if e:
+                    counts[e] = counts.get(e, 0) + 1
+            self._newline = max(counts, key=lambda k: counts[k]) if counts else "\n"
+        return self._newline
 
     def line(self, n: int) -> str:
         """Content of 1-based line ``n`` (no line ending)."""

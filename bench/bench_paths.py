@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Benchmark: the paths users feel besides the whole-tree check (issue 11).
+
+1. One README in a cold process (the pre-commit case): CPU time of `perfbot check one/README.md`,
+   against `perfbot --version` and `rumdl check` on the same file. Goals: <= 120 ms CPU;
+   `perfbot --version` < 50 ms.
+2. `perfbot fix` on the corpus x10 against `perfbot check` on the same tree (each fix run gets a
+   fresh copy). Goal: fix <= 1.2x check's wall time.
+3. Peak RSS of `perfbot check` on the corpus x50 against the bytes checked. Goal: <= 3x. The
+   figure is the largest single process (os.wait4's ru_maxrss): shown with the process pool
+   (default) and without it (PERFBOT_JOBS=1), where it is the whole run.
+
+Runs are paired and alternate between the two commands compared; medians are shown, with the load
+average. Usage: python bench/bench_paths.py [--corpus DIR] [--runs R] [--skip one,fix,rss]
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_check import CORPUS, TABLE_RULES, corpus_files, load, perfbot_cmd, replicate, tool
+
+GOAL_ONE_MS = 120
+GOAL_VERSION_MS = 50
+GOAL_FIX = 1.2
+GOAL_RSS = 3.0
+
+
+def run(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, float, int, int]:
+    """(wall s, CPU s, peak RSS bytes of the largest process, exit code)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    rss = ru.ru_maxrss * (1 if sys.platform == "darwin" else 1024)
+    return wall, ru.ru_utime + ru.ru_stime, rss, p.returncode
+
+
+def one_readme(pb: list[str], work: Path, runs: int) -> None:
+    # the corpus README closest to the median size: a typical file
+    files = sorted(corpus_files(CORPUS_DIR), key=lambda f: f.stat().st_size)
+    src = files[len(files) // 2]
+    one = work / "one"
+    one.mkdir()
+    shutil.copyfile(src, one / "README.md")
+    cmds = {
+        "perfbot check one/README.md": [*pb, "check", "--fail-on", "never", "one/README.md"],
+        "perfbot --version": [*pb, "--version"],
+    }
+    rumdl = tool("rumdl")
+    if rumdl:
+        cmds["rumdl check one/README.md"] = [rumdl, "check", "--no-config", "--no-cache",
+                                             "--enable", TABLE_RULES, "one/README.md"]  # fmt: skip
+    cpu: dict[str, list[float]] = {k: [] for k in cmds}
+    print(f"\n1. one README ({src.stat().st_size} bytes), cold process, {runs} runs each; "
+          f"load {load()}")  # fmt: skip
+    for i in range(runs):
+        for name in cmds if i % 2 == 0 else reversed(cmds):
+            cpu[name].append(run(cmds[name], work)[1])
+    med = {k: statistics.median(v) * 1000 for k, v in cpu.items()}
+    for k, v in med.items():
+        print(f"   {k:30s} {v:7.1f} ms CPU (median)")
+    c, v = med["perfbot check one/README.md"], med["perfbot --version"]
+    print(f"   goal: check one README <= {GOAL_ONE_MS} ms CPU: {c:.0f} ms "
+          f"({'met' if c <= GOAL_ONE_MS else 'NOT met'}); {c / v:.1f}x --version")  # fmt: skip
+    print(f"   goal: --version < {GOAL_VERSION_MS} ms CPU: {v:.0f} ms "
+          f"({'met' if v < GOAL_VERSION_MS else 'NOT met'})")  # fmt: skip
+    if "rumdl check one/README.md" in med:
+        print(f"   perfbot / rumdl on one file: {c / med['rumdl check one/README.md']:.1f}x")
+    print(f"   load after: {load()}")
+
+
+def fix_vs_check(pb: list[str], work: Path, runs: int, times: int) -> None:
+    master = work / "fixmaster"
+    n, size = replicate(CORPUS_DIR, master, times)
+    print(f"\n2. fix vs check on the corpus x{times} ({n} files, {size / 1e6:.1f} MB), {runs} "
+          f"paired runs; load {load()}")  # fmt: skip
+    check_cmd = [*pb, "check", "--fail-on", "never", "-q", "tree"]
+    fix_cmd = [*pb, "fix", "--fail-on", "never", "-q", "tree"]
+    walls: dict[str, list[float]] = {"check": [], "fix": []}
+    for i in range(runs):
+        for name in ("check", "fix") if i % 2 == 0 else ("fix", "check"):
+            tree = work / "tree"
+            if tree.exists():
+                shutil.rmtree(tree)
+            shutil.copytree(master, tree)
+            cmd = check_cmd if name == "check" else fix_cmd
+            walls[name].append(run(cmd, work)[0])
+    c = statistics.median(walls["check"])
+    f = statistics.median(walls["fix"])
+    print(f"   perfbot check {c:7.3f} s wall (median)")
+    print(f"   perfbot fix   {f:7.3f} s wall (median)")
+    print(
+        f"   goal: fix <= {GOAL_FIX}x check: {f / c:.2f}x "
+        f"({'met' if f / c <= GOAL_FIX else 'NOT met'})"
+    )
+    print(f"   load after: {load()}")
+    shutil.rmtree(master)
+    shutil.rmtree(work / "tree", ignore_errors=True)
+
+
+def peak_rss(pb: list[str], work: Path, times: int) -> None:
+    tree = work / "big"
+    n, size = replicate(CORPUS_DIR, tree, times)
+    print(f"\n3. peak RSS of check on the corpus x{times} ({n} files, {size / 1e6:.1f} MB); "
+          f"load {load()}")  # fmt: skip
+    base = run([sys.executable, "-c", "pass"], work)[2]
+    print(f"   (a bare Python process: {base / 1e6:.0f} MB)")
+    for label, env in (
+        ("pool (default)", None),
+        ("PERFBOT_JOBS=1", {**os.environ, "PERFBOT_JOBS": "1"}),
+    ):
+        for fmt in ("text", "json"):
+            cmd = [*pb, "check", "--format", fmt, "--fail-on", "never", "big"]
+            wall, _, rss, _ = run(cmd, work, env)
+            r = rss / size
+            print(f"   {label:15s} --format {fmt:5s} peak RSS {rss / 1e6:7.1f} MB = {r:4.1f}x "
+                  f"bytes ({'met' if r <= GOAL_RSS else 'NOT met'} <= {GOAL_RSS}x)  "
+                  f"{wall:.1f} s wall")  # fmt: skip
+    print(f"   load after: {load()}")
+    shutil.rmtree(tree)
+
+
+CORPUS_DIR = CORPUS
+
+
+def main(argv: list[str] | None = None) -> int:
+    global CORPUS_DIR
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", default=str(CORPUS))
+    ap.add_argument("--runs", type=int, default=5, help="paired runs (default 5; one README: x4)")
+    ap.add_argument("--skip", default="", help="comma-separated: one, fix, rss")
+    args = ap.parse_args(argv)
+    CORPUS_DIR = Path(args.corpus)
+    if not CORPUS_DIR.is_dir():
+        print(f"bench: no corpus at {CORPUS_DIR}", file=sys.stderr)
+        return 2
+    skip = {x.strip() for x in args.skip.split(",")}
+    pb = perfbot_cmd()
+    print(f"{os.cpu_count()} cores; load average {load()}")
+    with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as tmp:
+        work = Path(tmp)
+        if "one" not in skip:
+            one_readme(pb, work, args.runs * 4)
+        if "fix" not in skip:
+            fix_vs_check(pb, work, args.runs, 10)
+        if "rss" not in skip:
+            peak_rss(pb, work, 50)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
