@@ -527,6 +527,15 @@ _ROUTES = [
         permission="pull_requests=write",
     ),
     _route(
+        "PUT",
+        _R + "/pulls/{number}/reviews/{id}",
+        "update_review",
+        model="ReposOwnerRepoPullsPullNumberReviewsReviewIdPutBody",
+        write=True,
+        doc="/pulls/reviews#update-a-review-for-a-pull-request",
+        permission="pull_requests=write",
+    ),
+    _route(
         "GET",
         _R + "/pulls/{number}/comments",
         "list_review_comments",
@@ -1914,6 +1923,17 @@ class GitHubFake:
         rv = self._new_review(pull, ctx.login, text, state, sha)
         for item in items:
             self._new_review_comment(pull, rv, sha, item, ctx.login)
+        return 200, self._review_json(rv)
+
+    def _h_update_review(self, ctx: _Ctx, number: str, id: str):
+        pull = self._pull(number, ctx.route.doc)
+        rv = self._find([r for r in self.reviews if r["pull"] == pull.number], id, ctx.route.doc)
+        if rv["user"] != ctx.login:
+            raise _Error(
+                403, self._err("Must have admin rights to Repository.", ctx.route.doc, 403)
+            )
+        self._check_body(ctx.log.body["body"], "PullRequestReview", ctx.route.doc)
+        rv["body"] = ctx.log.body["body"]
         return 200, self._review_json(rv)
 
     def _h_list_review_comments(self, ctx: _Ctx, number: str):

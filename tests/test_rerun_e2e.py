@@ -11,6 +11,8 @@ examples/workflows/ is checked for the same shape.
 import json
 import re
 import sys
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -119,6 +121,10 @@ def read_outputs(text: str) -> dict[str, str]:
     return out
 
 
+def comments_of(fake, review_id: int) -> list[dict]:
+    return [c for c in fake.review_comments if c["review_id"] == review_id]
+
+
 def checkout(fake, sha: str, where: Path) -> Path:
     """What actions/checkout gives the bench job: every file of the repository at ``sha``."""
     for (at, path), data in fake.blobs.items():
@@ -208,7 +214,8 @@ def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, 
     fake.pulls[1].shas.pop()  # back to the pinned head
     assert report_main(argv) == 1
     (review,) = fake.reviews
-    comments = [c for c in fake.review_comments if c["review_id"] == review["id"]]
+    comments = comments_of(fake, review["id"])
+    n_comments = len(fake.review_comments)
     assert [c["line"] for c in comments] == [17, 18, 26]
     lines = HEAD_README.splitlines(keepends=True)
     for c in comments:
@@ -219,6 +226,31 @@ def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, 
     fixed.write_text("".join(lines), encoding="utf-8")
     assert perfbot(["check", str(fixed), "--fail-on", "info"]) == 0
     assert "| 0.95 |" in lines[16] and "| 50 | O2 | 1~2 mins | 0.07 | 1.13 |" in lines[25]
+
+    # 6. "Re-run failed jobs" runs the report job again on the same results: nothing new
+    assert report_main(argv) == 1
+    assert [r["id"] for r in fake.reviews] == [review["id"]]
+    assert len(fake.review_comments) == n_comments
+    # 7. dit-1p is measured again at the same commit: the new review replaces the old one
+    # (the fake trainer is seeded, so the new result differs by its start time only: let the
+    # clock pass the first run's second)
+    first_start = json.loads((results / "dit-1p.json").read_text(encoding="utf-8"))["started_at"]
+    while datetime.now(UTC).isoformat(timespec="seconds") <= first_start:
+        time.sleep(0.05)
+    work = checkout(fake, gate["sha"], tmp_path / "runner-again")
+    assert bench_main(["--config", str(work / ".perfbot.yml"), "--name", "dit-1p",
+                       "--out", str(results / "dit-1p.json"), "--quiet"]) == 0  # fmt: skip
+    assert report_main(argv) == 1
+    old, new = fake.reviews
+    assert fake.schema_errors == [] and fake.unhandled == []
+    from perfbot.runner.report import posted_reviews
+
+    live = posted_reviews(Client(fake.repo, fake.WRITE_TOKEN, fake.api_url).reviews(1),
+                          bot="github-actions[bot]", sha=gate["sha"])  # fmt: skip
+    assert [p.id for p in live] == [new["id"]]
+    assert "**superseded** by [a newer review]" in old["body"]
+    assert all("```suggestion" not in c["body"] for c in comments_of(fake, old["id"]))
+    assert len(comments_of(fake, new["id"])) == 3
 
 
 def test_the_example_workflow_has_the_gate_bench_report_shape():
@@ -258,3 +290,102 @@ def test_plan_matrix_entries_are_what_the_workflow_reads(name):
 
     (entry,) = plan(validate_benchmarks(CONFIG["benchmarks"]), [name])["include"]
     assert set(entry) == {"name", "readme", "runs-on"}
+
+
+VIT = "configs/vit/README.md"
+VIT_README = """\
+# ViT
+
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+| :-------: | :-----------: | :---------: | :-----------------: |
+| 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
+|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|
+| vit_b32 | 8 | 512 | 224x224 | O2 | 4 mins | 0.59 | 6942.37 |
+| vit_l16 | 8 | 48 | 224x224 | O2 | 5 mins | 0.31 | 1238.71 |
+
+Notes: the numbers are medians of 200 steps.
+"""
+VIT_CONFIG = {"benchmarks": [
+    {"name": "vit-b32", "readme": VIT, "row": {"model name": "vit_b32"}, "command": ["x"],
+     "cards": 8, "batch_size": 512},
+    {"name": "vit-l16", "readme": VIT, "row": {"model name": "vit_l16"}, "command": ["x"],
+     "cards": 8, "batch_size": 48},
+]}  # fmt: skip
+ENV_271 = {"mindspore": "2.7.1", "cann": "8.3.RC1", "driver": "25.3.rc1", "firmware": "7.8.0.2.212"}
+
+
+def vit_result(name: str, row: str, batch: int, s: float, compile_s: float, sha: str):
+    from perfbot.runner.bench import BenchResult
+
+    return BenchResult.model_validate({
+        "name": name, "readme": VIT, "row": {"model name": row}, "status": "ok", "cards": 8,
+        "batch_size": batch, "s_per_step": round(s, 6), "img_per_s": round(8 * batch / s, 6),
+        "graph_compile_s": compile_s, "cv": 0.01, "steps_measured": 195, "commit": sha,
+        "runner": "ascend-910b-03", "environment": ENV_271,
+    })  # fmt: skip
+
+
+def test_a_new_mindspore_version_gets_a_new_table_that_passes_perfbot_check(
+    fake, tmp_path, monkeypatch
+):
+    import subprocess
+
+    from perfbot.runner.bench import write_result
+
+    monkeypatch.setattr(Client, "write_interval", None)
+    for k, v in fake.env().items():
+        monkeypatch.setenv(k, v)
+    fake.set_contents("main", ".perfbot.yml", "")
+    pr = fake.add_pull(changes={VIT: (None, VIT_README)},
+                       contents={".perfbot.yml": yaml.safe_dump(VIT_CONFIG)})  # fmt: skip
+    results = tmp_path / "results"
+    write_result(vit_result("vit-b32", "vit_b32", 512, 0.6012345, 301.0, pr.head_sha),
+                 results / "vit-b32.json")  # fmt: skip
+    write_result(vit_result("vit-l16", "vit_l16", 48, 0.2987654, 250.0, pr.head_sha),
+                 results / "vit-l16.json")  # fmt: skip
+    argv = ["--results", str(results), "--pr", "1", "--sha", pr.head_sha]
+    assert report_main(argv) == 0
+    assert fake.schema_errors == [] and fake.unhandled == []
+    (review,) = fake.reviews
+    body = review["body"]
+    assert "#### New MindSpore version" in body
+    assert "new MindSpore 2.7.1 table" in body and "The Requirements table gets a row" in body
+    comments = comments_of(fake, review["id"])
+    suggested = {c["line"]: re.findall(r"```suggestion\n(.*?)\n```", c["body"], re.S)[0]
+                 for c in comments}  # fmt: skip
+    assert sorted(suggested) == [7, 16]  # after the Requirements row, after the last table row
+    assert suggested[7].splitlines() == [
+        "| 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |",
+        "| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |",  # the matrix's spelling of 25.3.rc1
+    ]
+    assert suggested[16].splitlines() == [
+        "| vit_l16 | 8 | 48 | 224x224 | O2 | 5 mins | 0.31 | 1238.71 |",
+        "",
+        "Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode.",
+        "",
+        "| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |",
+        "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|",
+        "| vit_b32 | 8 | 512 | 224x224 | O2 | 6 mins | 0.60 | 6812.65 |",
+        "| vit_l16 | 8 | 48 | 224x224 | O2 | 5 mins | 0.30 | 1285.29 |",
+    ]
+    # the suggestions applied: the 2.3.1 rows are untouched, and perfbot check passes
+    lines = VIT_README.splitlines()
+    for line in sorted(suggested, reverse=True):
+        lines[line - 1 : line] = suggested[line].splitlines()
+    applied = tmp_path / "applied" / VIT
+    applied.parent.mkdir(parents=True)
+    applied.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert "| vit_b32 | 8 | 512 | 224x224 | O2 | 4 mins | 0.59 | 6942.37 |" in lines
+    proc = subprocess.run(
+        [sys.executable, "-m", "perfbot", "check", str(applied), "--fail-on", "info"],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -276,3 +276,174 @@ def test_escaped_pipes_stay_escaped_and_aligned_pipes_stay_put():
     ((old_line, new_line),) = changed_lines(MINDCV, apply_refreshes(s, [rr]))
     assert "| 137.35s       | 5.12    | 50000.00 |" in new_line
     assert new_line.index("| 50000.00") == old_line.index("| 2561.79")
+
+
+def test_img_s_comes_from_the_unrounded_step_time():
+    # bench measured 0.0186127 s/step: it stores s/step rounded to 6 decimals (0.018613) and img/s
+    # from the unrounded value (3438.512414); 64 / 0.018613 would give 3438.46
+    (rr,) = refresh(src(), [result(s_per_step=0.018613, img_per_s=3438.512414)])
+    assert rr.cell("img/s").new == "3438.51" and rr.cell("s/step").new == "0.02"
+    # an img/s that does not belong to this s/step (cards or batch size changed) is not trusted
+    (rr,) = refresh(src(), [result(s_per_step=0.018613, img_per_s=6877.02)])
+    assert rr.cell("img/s").new == "3438.46"
+    # inference: s/img from the same unrounded step time
+    r = result(
+        name="inf", row=3, batch_size=1, inference=True, sampling_steps=50,
+        s_per_step=0.083333, img_per_s=0.240000,
+    )  # fmt: skip
+    (rr,) = refresh(src(), [r])
+    assert rr.cell("img/s").new == "0.24" and rr.cell("s/img").new == "4.17"
+
+
+def test_a_pynative_run_keeps_the_tables_notation_for_graph_compile():
+    # step 1 of a PyNative run is slower too (kernel compile, warm-up): bench reports a "compile"
+    text = README.replace(
+        "2.3.1 graph mode.\n\n| model name | cards | batch size | resolution | recompute",
+        "2.3.1 pynative mode.\n\n| model name | cards | batch size | resolution | recompute",
+    )
+    text = text.replace("| O2 | 3~5 mins | 0.89 | 71.91 |", "| O2 | N/A | 0.89 | 71.91 |")
+    text = text.replace("| O2 | 3~5 mins | **0.93** |", "| O2 | 5 mins | **0.93** |")
+    (rr,) = refresh(src(text), [result(graph_compile_s=2.27)])
+    assert rr.cell("graph compile") is None and rr.problem is None
+    new = apply_refreshes(src(text), [rr])
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | N/A | 0.91 | 70.15 |" in new
+    # a number in a PyNative table's cell is left alone too, and said so
+    (rr,) = refresh(
+        src(text),
+        [
+            result(
+                **{"name": "dit-8p", "cards": 8, "row": {"model name": "dit", "cards": "8"}},
+                graph_compile_s=2.27,
+            )
+        ],
+    )
+    new = apply_refreshes(src(text), [rr])
+    assert "| O2 | 5 mins | **0.91** | 561.19 |" in new
+    assert any(
+        "a PyNative run compiles no graph (the cell is left as it is)" in n for n in rr.notes
+    )
+    # the same row in a graph-mode table does get the compile time
+    (rr,) = refresh(src(), [result(graph_compile_s=400.0)])
+    assert rr.cell("graph compile").new == "7 mins"
+    # unless bench says the run was PyNative (`run_mode`, from the logs slice's BenchResult)
+    pynative = result(graph_compile_s=400.0).model_copy(update={"run_mode": "pynative"})
+    (rr,) = refresh(src(), [pynative])
+    assert rr.cell("graph compile") is None
+    assert any("a PyNative run compiles no graph" in n for n in rr.notes)
+
+
+# --- another MindSpore version: a table of its own ----------------------------------------------
+
+REQUIREMENTS = """\
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+| :-------: | :-----------: | :---------: | :-----------------: |
+| 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+
+"""
+WITH_REQ = README.replace("## Performance\n", REQUIREMENTS + "## Performance\n")
+
+
+def on(mindspore, **env):
+    return {"environment": {"mindspore": mindspore, **env}}
+
+
+def test_a_cpu_runner_without_cann_gets_the_matrix_row_and_a_note():
+    (rr,) = refresh(src(WITH_REQ), [result(**on("2.7.1"))])
+    assert rr.fix is None and rr.new_version == "2.7.1"
+    assert rr.new_row == "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |"
+    (proposal,) = {id(rr.proposal): rr.proposal}.values()
+    assert proposal.requirements == ["| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |"]
+    assert any("the runner reported no CANN" in n and "`8.3.RC1`" in n for n in proposal.notes)
+    new = apply_refreshes(src(WITH_REQ), [rr])
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.89 | 71.91 |" in new  # old kept
+    # the new table sits under the training table, before the inference heading
+    training = new.split("### Inference")[0]
+    assert training.endswith(
+        "Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode.\n\n"
+        "| model name | cards | batch size | resolution | recompute | jit level | graph compile | s/step | img/s |\n"
+        "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"
+        "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n\n"
+    )
+    rules = {f.split()[0] for f in findings(new)}  # nothing new for the checker
+    assert len(findings(new)) == len(findings(WITH_REQ)) and rules == {
+        f.split()[0] for f in findings(WITH_REQ)
+    }
+
+
+def test_a_cann_the_matrix_does_not_pair_with_the_version_is_said():
+    (rr,) = refresh(src(WITH_REQ), [result(**on("2.7.1", cann="8.0.RC2", driver="25.3.RC1"))])
+    (proposal,) = {id(rr.proposal): rr.proposal}.values()
+    assert proposal.requirements == ["| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.0.RC2 |"]
+    assert any("CANN `8.0.RC2` does not belong to MindSpore 2.7.1" in n for n in proposal.notes)
+
+
+def test_the_versions_own_table_is_used_when_there_is_one():
+    table_271 = (
+        "\n\nExperiments are tested on ascend 910* with mindspore 2.7.1 graph mode.\n\n"
+        "| model name | cards | batch size | resolution | recompute | jit level | graph compile | s/step | img/s |\n"
+        "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"
+        "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 568.89 |\n"
+    )
+    req = WITH_REQ.replace(
+        "| 8.0.RC2.beta1 |\n", "| 8.0.RC2.beta1 |\n| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |\n"
+    )
+    text = req.replace("| 550.54 |\n", "| 550.54 |" + table_271)
+    # the 8-card row is in both tables: the runner's version picks the 2.7.1 one, in place
+    r8 = result(name="dit-8p", row={"model name": "dit", "cards": "8"}, cards=8, **on("2.7.1"))
+    (rr,) = refresh(src(text), [r8])
+    assert rr.problem is None and rr.new_version is None
+    assert (
+        rr.line
+        == text.splitlines().index(
+            "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 568.89 |"
+        )
+        + 1
+    )
+    # the 1-card row is only in the 2.3.1 table: it joins the 2.7.1 table, no Requirements row
+    (rr,) = refresh(src(text), [result(**on("2.7.1"))])
+    assert rr.new_version == "2.7.1" and rr.proposal.requirements == []
+    new = apply_refreshes(src(text), [rr])
+    assert (
+        "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 568.89 |\n"
+        "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n"
+    ) in new
+    assert new.count("mindspore 2.7.1 graph mode") == 1
+    # a runner on the table's own version, or one that reported no MindSpore: in place
+    for env in (on("2.3.1"), on(None)):
+        (rr,) = refresh(src(WITH_REQ), [result(**env)])
+        assert rr.new_version is None and rr.fix is not None
+
+
+def test_untrusted_environment_values_never_reach_the_readme():
+    env = on("2.7.1", driver="25.3.RC1 | `@admin`\n| x", cann="8.3.RC1")
+    text = WITH_REQ.replace("| 550.54 |\n", "| 550.54 |\nNotes: medians of 200 steps.\n")
+    (rr,) = refresh(src(text), [result(**env)])
+    (proposal,) = {id(rr.proposal): rr.proposal}.values()
+    assert proposal.requirements == ["| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |"]
+    assert "the runner's driver is not a driver version; it is left out" in proposal.notes
+    assert not any("@admin" in n for n in proposal.notes)
+    new = apply_refreshes(src(text), [rr])
+    assert "@admin" not in new
+    # the text right under the old table stays apart from the new table
+    assert "| 0.91 | 70.15 |\n\nNotes: medians of 200 steps.\n" in new
+
+
+def test_the_versions_table_in_another_section_is_used():
+    text = WITH_REQ.replace(
+        "| 8.0.RC2.beta1 |\n", "| 8.0.RC2.beta1 |\n| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |\n"
+    ) + (
+        "\n### Training on MindSpore 2.7.1\n\n"
+        "Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode.\n\n"
+        "| model name | cards | batch size | resolution | recompute | jit level | graph compile | s/step | img/s |\n"
+        "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"
+        "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 568.89 |\n"
+    )
+    (rr,) = refresh(src(text), [result(**on("2.7.1"))])
+    new = apply_refreshes(src(text), [rr])
+    assert new.endswith(
+        "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 568.89 |\n"
+        "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n"
+    )
+    assert new.count("mindspore 2.7.1 graph mode") == 1

@@ -253,6 +253,7 @@ def test_local_report_prints_the_summary_and_writes_the_readme(repo, capsys, mon
     assert report_main(argv) == 0
     out = capsys.readouterr().out
     assert "⚠️ slower" in table_row(out, "dit-1p")  # 2.5 % > the configured 2 %
+    assert "The change to make (`--write` makes it):" in out and "pull request" not in out
     assert (repo / PATH).read_text() == README  # not written without --write
     assert summary.read_text().startswith("### perfbot rerun")
     assert report_main([*argv, "--write"]) == 0
@@ -482,3 +483,180 @@ def test_results_are_checked_against_the_benchmarks_of_the_config(posting, tmp_p
     body = fake.reviews[1]["body"]
     assert "result `dit-1p` was not planned by the gate; it is ignored" in body
     assert "- `dit-8p` (`examples/dit/README.md`): **no result**" in body
+
+
+# --- a re-run of the report job ----------------------------------------------------------------
+
+
+def api(fake, token=GitHubFake.WRITE_TOKEN):
+    from perfbot.github.client import Client
+
+    return Client(fake.repo, token, fake.api_url)
+
+
+def live_reviews(fake, sha):
+    from perfbot.runner.report import posted_reviews
+
+    return posted_reviews(api(fake).reviews(1), bot="github-actions[bot]", sha=sha)
+
+
+def test_a_rerun_of_the_report_job_posts_nothing_twice(posting, tmp_path, capsys):
+    fake = posting
+    pr = pull_at(fake)
+    failed = result(**R8, status="failed", message="exit 1", s_per_step=None, log_tail=["boom"])
+    assert post(tmp_path, pr, result(), failed) == 1  # exit 1: "Re-run failed jobs" repeats it
+    assert post(tmp_path, pr, result(), failed) == 1  # the same results, sha and matrix
+    (review,) = fake.reviews
+    assert len(fake.review_comments) == 1 and fake.schema_errors == []
+    assert review["body"].splitlines()[-1] == (
+        f"<!-- perfbot:rerun sha={pr.head_sha} results="
+        + review["body"].rsplit("results=", 1)[1].split(" ")[0]
+        + " jobs=dit-1p,dit-8p -->"
+    )
+    assert "already reports these results" in capsys.readouterr().err
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [review["id"]]
+
+
+def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting, tmp_path):
+    fake = posting
+    pr = pull_at(fake)
+    assert post(tmp_path, pr, result()) == 0
+    assert post(tmp_path, pr, result(s_per_step=0.95, started_at="2026-12-01T10:00:00Z")) == 0
+    first, second = fake.reviews
+    assert fake.schema_errors == [] and fake.unhandled == []
+    # one live review: the newer; the older says it is superseded and links the newer
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [second["id"]]
+    assert first["body"].startswith(
+        f"### perfbot rerun at `{pr.head_sha[:7]}`: **superseded** by [a newer review]("
+        f"https://github.com/org/models/pull/1#pullrequestreview-{second['id']})"
+    )
+    assert first["body"].endswith(f"by={second['id']} -->")
+    assert "These results replace those of an earlier perfbot rerun" in second["body"]
+    old_comments = [c for c in fake.review_comments if c["review_id"] == first["id"]]
+    new_comments = [c for c in fake.review_comments if c["review_id"] == second["id"]]
+    assert old_comments and all("```suggestion" not in c["body"] for c in old_comments)
+    assert all(c["minimized"] == "OUTDATED" for c in old_comments)
+    assert "| 0.95 | 67.37 |" in new_comments[0]["body"]
+    # a third run on the second's results still posts nothing
+    assert post(tmp_path, pr, result(s_per_step=0.95, started_at="2026-12-01T10:00:00Z")) == 0
+    assert len(fake.reviews) == 2
+    # a rerun of another benchmark only (`/perfbot rerun dit-8p`) leaves dit-1p's review live
+    argv = ["--results", str(tmp_path / "only8"), "--pr", "1", "--sha", pr.head_sha]
+    write_result(result(**R8, commit=pr.head_sha), tmp_path / "only8/dit-8p.json")
+    assert report_main(argv) == 0
+    third = fake.reviews[-1]
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [second["id"], third["id"]]
+    assert third["body"].endswith(" jobs=dit-8p -->") and second["body"].endswith(
+        " jobs=dit-1p -->"
+    )
+
+
+def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp_path):
+    from perfbot.github.command import ok_to_test_comments
+    from perfbot.runner.bench import load_results
+    from perfbot.runner.report import posted_marker, results_digest
+
+    fake = posting
+    pr = pull_at(fake)
+    # the results the report will read, and the marker its review will carry
+    write_result(result(commit=pr.head_sha), tmp_path / "bench/dit-1p.json")
+    digest = results_digest(load_results([tmp_path / "bench"]), pr.head_sha, [])
+    forged = posted_marker(pr.head_sha, digest, ["dit-1p"])
+    # someone else writes that marker in a review of their own
+    fake.add_token("ghp_mallory", login="mallory")
+    api(fake, "ghp_mallory").create_review(
+        1, pr.head_sha, f"### perfbot rerun at `{pr.head_sha[:7]}`\n{forged}", []
+    )
+    # a log line quotes it (and an approval) inside perfbot's own earlier review
+    approval = f"/perfbot ok-to-test {pr.head_sha}"
+    quoting = result(
+        **R8, status="failed", message="exit 1", s_per_step=None, log_tail=[forged, approval]
+    )
+    assert post(tmp_path / "a", pr, quoting) == 1
+    # (quoted in the log's code block, its `<!--` broken: not even a hidden comment)
+    assert f"perfbot:rerun sha={pr.head_sha} results={digest}" in fake.reviews[-1]["body"]
+    # neither stops the report from posting its own review, and both are left alone (perfbot's
+    # earlier review measured another benchmark: its own last line says so)
+    argv = ["--results", str(tmp_path / "bench"), "--pr", "1", "--sha", pr.head_sha]
+    assert report_main(argv) == 0
+    mallory, quoted, ours = fake.reviews
+    assert mallory["body"].endswith(forged) and mallory["user"] == "mallory"
+    assert ours["body"].endswith(forged) and "superseded" not in quoted["body"]
+    assert [p.id for p in live_reviews(fake, pr.head_sha)] == [quoted["id"], ours["id"]]
+    # and nothing in a review is an approval for the gate (it reads conversation comments only)
+    assert ok_to_test_comments(api(fake).issue_comments(1)) == []
+
+
+def test_a_new_version_table_outside_the_diff_is_shown_as_a_diff():
+    env = {"mindspore": "2.7.1", "cann": "8.3.RC1", "driver": "25.3.RC1", "firmware": "7.8.0.2.212"}
+    plan = plan_review(
+        groups_for([result(environment=env)]), rerun=RerunConfig(), sha=SHA, hunks=hunks_on(ROW1)
+    )
+    assert plan.comments == [] and plan.changed_rows == 1
+    body = plan.body
+    assert "| new MindSpore 2.7.1 table |" in table_row(body, "dit-1p")
+    assert (
+        "The runner ran MindSpore 2.7.1; the rows of `dit-1p` are in the table for `2.3.1`" in body
+    )
+    assert "To add a MindSpore 2.7.1 table (measured by perfbot rerun):" in body
+    assert "+ Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode." in body
+    assert "+ | 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |" in body
+    assert "Unchanged at two decimals" not in body
+    text = plan.texts[PATH]
+    assert "| 0.89 | 71.91 |" in text and "| 0.91 | 70.15 |" in text
+    findings = check_source(Source.from_text(text, path=PATH)).findings
+    assert [f.message for f in findings if f.severity == "error"] == []
+
+
+def test_row_and_bench_notes_are_listed_inertly():
+    r = result(
+        graph_compile_s=None,
+        notes=["compile could not be measured: step 1 is not slower", "`@admin` <b>x</b>"],
+    )
+    body = plan_review(groups_for([r]), rerun=RerunConfig(), sha=SHA).body
+    notes = body.split("#### Notes\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert notes[0].startswith("- `dit-1p`: graph compile was not measured from this log")
+    assert notes[1] == ("- `dit-1p` (bench): `compile could not be measured: step 1 is not slower`")
+    assert "@admin" in notes[2] and notes[2].startswith("- `dit-1p` (bench): ``")
+
+
+def test_the_marker_stays_the_last_line_of_a_body_at_githubs_limit():
+    from perfbot.github.suggest import MAX_BODY
+    from perfbot.runner.report import posted_marker, posted_reviews, with_marker
+
+    tails = [f"line {i} " + "x" * 290 for i in range(30)]
+    failed = [
+        result(name=f"b{i}", status="failed", message="exit 1", s_per_step=None, log_tail=tails)
+        for i in range(12)
+    ]
+    body = plan_review(groups_for(failed), rerun=RerunConfig(), sha=SHA).body
+    marker = posted_marker(SHA, "0123456789abcdef", [f"b{i}" for i in range(12)])
+    posted = with_marker(body, marker)
+    assert len(posted) <= MAX_BODY and posted.endswith("\n" + marker)
+    review = {"id": 7, "user": {"login": "github-actions[bot]"}, "body": posted}
+    (p,) = posted_reviews([review], bot="github-actions[bot]", sha=SHA)
+    assert p.digest == "0123456789abcdef" and len(p.jobs) == 12
+    # the same body by anyone else, or with the marker anywhere but last, is no review of ours
+    assert (
+        posted_reviews(
+            [{**review, "user": {"login": "mallory"}}], bot="github-actions[bot]", sha=SHA
+        )
+        == []
+    )
+    assert (
+        posted_reviews([{**review, "body": posted + "\nmore"}], bot="github-actions[bot]", sha=SHA)
+        == []
+    )
+
+
+def test_each_ranks_step_time_is_listed():
+    ranks = [
+        {"rank": 0, "log_path": "msrun_log/worker_0.log", "s_per_step": 0.2309},
+        {"rank": 1, "log_path": "msrun_log/worker_1.log", "s_per_step": 0.2796},
+    ]
+    r = result(s_per_step=0.2796).model_copy(update={"ranks": ranks})
+    body = plan_review(groups_for([r]), rerun=RerunConfig(), sha=SHA).body
+    assert (
+        "- `dit-1p`: s/step per rank: rank 0 0.2309, rank 1 0.2796 (the row has the slowest rank's)"
+        in body
+    )

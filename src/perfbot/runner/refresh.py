@@ -10,7 +10,8 @@ the closing pipe stays where it was).
   two decimals;
 * **graph compile** in the table's style: seconds with the old number of decimals (`77s`,
   `137.35s`), or whole minutes rounded up (`5 mins`); a minute range (`3~5 mins`) that still
-  holds the new value is left alone;
+  holds the new value is left alone; a PyNative run (a PyNative table, or a result that says so)
+  compiles no graph, so its cell keeps the table's own notation (`N/A`, `-`);
 * **img/s** = cards x batch size / s/step (for inference / (steps x s/step)), from the unrounded
   s/step, so that the checker's img/s rule agrees with the rounded cells;
 * **s/img**, **s/video** in inference tables = steps x s/step / (cards x batch size).
@@ -31,6 +32,12 @@ from perfbot.engine import Context
 from perfbot.fix import Edit, Fix, apply_fixes
 from perfbot.model import Cell, Row, Table
 from perfbot.runner.bench import BenchResult
+from perfbot.runner.versions_table import (
+    TableProposal,
+    move_to_version,
+    propose_tables,
+    table_covers,
+)
 from perfbot.source import Source
 from perfbot.spec import header_key
 from perfbot.spec.forms import (
@@ -41,8 +48,17 @@ from perfbot.spec.forms import (
     parse_time,
     round2,
 )
+from perfbot.spec.versions import normalize_mindspore
 
-__all__ = ["CellChange", "RowError", "RowRefresh", "apply_refreshes", "find_row", "refresh"]
+__all__ = [
+    "CellChange",
+    "RowError",
+    "RowRefresh",
+    "apply_refreshes",
+    "find_row",
+    "proposals",
+    "refresh",
+]
 
 # a number as README cells write it: 1,176.04 / 0.89 / 47,34 (decimal comma)
 _NUMBER = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?|[0-9]+(?:[.,][0-9]+)?")
@@ -77,6 +93,13 @@ class RowRefresh:
     notes: list[str] = field(default_factory=list)
     old_s_per_step: float | None = None  # seconds, as the row showed it
     unit: str = "s/step"  # the table's step-time unit: "s/step" or "ms/step"
+    # measured on another MindSpore than the row's table is for (see versions_table.py): the
+    # row's new text goes into a table for ``new_version``; ``proposal`` is shared by the README's
+    # moved rows and holds the insertions
+    new_version: str | None = None
+    new_row: str | None = None
+    proposal: TableProposal | None = None
+    table: Table | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
@@ -126,8 +149,12 @@ def _column_index(ctx: Context, table: Table, key: str) -> int | None:
     return None
 
 
-def find_row(ctx: Context, selector: Mapping[str, str] | int) -> tuple[Table, Row]:
-    """The performance-table row ``selector`` names; :class:`RowError` when none or several."""
+def find_row(
+    ctx: Context, selector: Mapping[str, str] | int, mindspore: str | None = None
+) -> tuple[Table, Row]:
+    """The performance-table row ``selector`` names; :class:`RowError` when none or several.
+    When several match and only one is in a table for MindSpore ``mindspore`` (the runner's),
+    that one is taken: the README keeps one table per version."""
     tables = [t for t in ctx.doc.tables if t.kind == "performance"]
     if not tables:
         html = [h for h in ctx.doc.html_tables if h.kind == "performance"]
@@ -158,6 +185,12 @@ def find_row(ctx: Context, selector: Mapping[str, str] | int) -> tuple[Table, Ro
     want = ", ".join(f"{k} = {v}" for k, v in selector.items())
     if not found:
         raise RowError(f"no performance-table row has {want}")
+    if len(found) > 1 and mindspore:
+        ran = normalize_mindspore(mindspore)
+        if ran is not None and not ran.partial:
+            mine = [(t, r) for t, r in found if table_covers(t, ran)]
+            if len(mine) == 1:
+                return mine[0]
     if len(found) > 1:
         lines = ", ".join(str(r.line) for _, r in found)
         raise RowError(
@@ -272,6 +305,33 @@ def _step_scale(ctx: Context, table: Table, cell: Cell | None) -> float:
     return scale
 
 
+def is_pynative(r: BenchResult, table: Table) -> bool:
+    """Whether ``r`` ran in PyNative mode: the result says so (``run_mode: pynative``, from
+    ``perfbot bench``: the benchmark's ``mode``, its command or the log's mode banner), or the
+    row's table is one of PyNative runs (``... with mindspore X pynative mode.``)."""
+    mode = getattr(r, "run_mode", None)
+    if isinstance(mode, str) and mode.strip().lower() == "pynative":
+        return True
+    return table.sentence is not None and table.sentence.mode == "pynative"
+
+
+def unrounded_s_per_step(r: BenchResult, images_per_step: float) -> float:
+    """``r``'s s/step as bench measured it, before its 6-decimal rounding. bench writes img/s from
+    the unrounded s/step, and img/s (tens to thousands) keeps far more significant digits, so
+    ``images_per_step / img/s`` gives the step time back when the two agree to within the rounding
+    of s/step; otherwise (a result without img/s, or cards and batch size other than bench used)
+    the stored s/step is used."""
+    s = r.s_per_step
+    assert s is not None and s > 0
+    ips = r.img_per_s
+    if ips is None or not math.isfinite(ips) or ips <= 0:
+        return s
+    precise = images_per_step / ips
+    if abs(precise - s) <= 5.1e-7 + 1e-9 * s:
+        return precise
+    return s
+
+
 def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: str) -> RowRefresh:
     """The cells ``r`` changes in ``row``, as one :class:`Fix` (or why there is none)."""
     out = RowRefresh(r, readme, line=row.line)
@@ -289,9 +349,9 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
     if problem:
         out.problem = problem
         return out
-    s = r.s_per_step
     cards, batch = r.cards, r.batch_size
     steps = r.sampling_steps if r.inference and r.sampling_steps else 1
+    s = unrounded_s_per_step(r, cards * batch / steps)
     new: dict[str, str] = {}
 
     if step_cell is None:
@@ -302,8 +362,17 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
     compile_cell = ctx.cell(row, ctx.column(table, "graph compile"))
     if compile_cell is not None:
         g = r.graph_compile_s
-        if g is None:
-            out.notes.append("graph compile was not measured (the log does not start at step 1)")
+        if is_pynative(r, table):
+            if not PLACEHOLDER.match(compile_cell.text.strip()):
+                out.notes.append(
+                    "graph compile not updated: a PyNative run compiles no graph "
+                    "(the cell is left as it is)"
+                )
+        elif g is None:
+            out.notes.append(
+                "graph compile was not measured from this log (the benchmark's notes say why); "
+                "the cell is left as it is"
+            )
         elif g <= 0:
             out.notes.append("graph compile not updated: the first step was not slower")
         else:
@@ -335,18 +404,28 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
 
 
 def refresh(
-    source: Source, results: Iterable[BenchResult], config: Config | None = None
+    source: Source,
+    results: Iterable[BenchResult],
+    config: Config | None = None,
+    blocked: Mapping[int, str] | None = None,
 ) -> list[RowRefresh]:
-    """One :class:`RowRefresh` per result (all for rows of ``source``), in the results' order."""
+    """One :class:`RowRefresh` per result (all for rows of ``source``), in the results' order.
+    ``blocked`` maps ``id()`` of results that must not change the README to the reason."""
+    blocked = blocked or {}
     ctx = Context(source, config or Config())
     out: list[RowRefresh] = []
     for r in results:
         try:
-            table, row = find_row(ctx, r.row)
+            table, row = find_row(ctx, r.row, r.environment.mindspore)
         except RowError as e:
             out.append(RowRefresh(r, source.path, problem=str(e)))
             continue
-        out.append(refresh_row(ctx, table, row, r, source.path))
+        rr = refresh_row(ctx, table, row, r, source.path)
+        rr.table = table
+        if id(r) in blocked and r.ok:
+            rr.fix, rr.problem = None, blocked[id(r)]
+        move_to_version(source, table, row.raw, rr)
+        out.append(rr)
     taken: dict[int, str] = {}
     for rr in out:
         if rr.line is None or rr.fix is None:
@@ -356,9 +435,32 @@ def refresh(
             rr.fix = None
         else:
             taken[rr.line] = rr.name
+    moved: dict[tuple[int, str], str] = {}
+    for rr in out:
+        if rr.line is None or rr.new_version is None:
+            continue
+        key = (rr.line, rr.new_version)
+        if key in moved:
+            rr.problem = f"benchmark {moved[key]} also measures this row"
+            rr.new_version = rr.new_row = None
+        else:
+            moved[key] = rr.name
+    propose_tables(ctx, source, out)
     return out
 
 
+def proposals(refreshes: Iterable[RowRefresh]) -> list[TableProposal]:
+    """The distinct table proposals of ``refreshes`` (in order)."""
+    seen: dict[int, TableProposal] = {}
+    for rr in refreshes:
+        if rr.proposal is not None:
+            seen.setdefault(id(rr.proposal), rr.proposal)
+    return list(seen.values())
+
+
 def apply_refreshes(source: Source, refreshes: Iterable[RowRefresh]) -> str:
-    """``source``'s text with every refresh's fix applied."""
-    return apply_fixes(source, [r.fix for r in refreshes if r.fix is not None])
+    """``source``'s text with every refresh's fix applied, and the new tables proposed."""
+    refreshes = list(refreshes)
+    fixes = [r.fix for r in refreshes if r.fix is not None]
+    fixes += [f for p in proposals(refreshes) for f in p.fixes]
+    return apply_fixes(source, fixes)

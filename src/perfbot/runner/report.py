@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import hashlib
 import json
 import os
 import posixpath
@@ -31,13 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from perfbot.config import Config, ConfigError, RerunConfig, load_config
-from perfbot.fix import replacement
+from perfbot.fix import Fix, replacement
 from perfbot.github.command import code
 from perfbot.github.diff import Hunk, can_suggest
 from perfbot.github.markdown import block, message
-from perfbot.github.suggest import clamp_body, suggestion_block
+from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
 from perfbot.runner.bench import BenchResult, ResultsError, load_results
-from perfbot.runner.refresh import RowRefresh, apply_refreshes, refresh
+from perfbot.runner.refresh import RowRefresh, apply_refreshes, proposals, refresh
+from perfbot.runner.versions_table import TableProposal
 from perfbot.source import Source, decode
 
 __all__ = [
@@ -49,6 +51,17 @@ __all__ = [
 ]
 
 MARKER = "<!-- perfbot:rerun -->"
+# The last line of a posted review: which commit and which results it reports. Display and dedupe
+# only: nothing reads it to allow anything, it counts only in a review written by perfbot's own
+# account that starts with perfbot's own heading, and only as the body's very last line (after
+# every untrusted text the body quotes).
+_POSTED = re.compile(
+    r"<!-- perfbot:rerun sha=([0-9a-f]{40}) results=([0-9a-f]{16}) jobs=([A-Za-z0-9._,-]*) -->"
+)
+_JOB = re.compile(r"[A-Za-z0-9._-]{1,100}")
+_SUPERSEDED = "<!-- perfbot:rerun-superseded sha={sha} results={digest} by={by} -->"
+_HEADING = "### perfbot rerun"
+DEFAULT_BOT = "github-actions[bot]"  # the login GITHUB_TOKEN writes as (it cannot ask GET /user)
 TAIL_SHOWN = 30  # log lines shown per failed benchmark
 TAIL_WIDTH = 300  # characters per log line
 
@@ -116,6 +129,22 @@ def _where(rr: RowRefresh, link: LinkFn | None) -> str:
     return f"[{_cell(label)}]({link(rr.readme, rr.line)})"
 
 
+def _per_rank(r: BenchResult) -> str | None:
+    """Each rank's s/step, when bench read one log per rank (its ``ranks``); None otherwise."""
+    parts = []
+    for x in getattr(r, "ranks", None) or []:
+        get = x.get if isinstance(x, Mapping) else lambda k, x=x: getattr(x, k, None)
+        rank, s = get("rank"), get("s_per_step")
+        who = f"rank {rank}" if isinstance(rank, int) else "a rank"
+        if isinstance(s, int | float) and not isinstance(s, bool):
+            parts.append(f"{who} {s:.4f}")
+        else:
+            parts.append(f"{who} –")
+    if len(parts) < 2:
+        return None
+    return "s/step per rank: " + ", ".join(parts) + " (the row has the slowest rank's)"
+
+
 def _short(sha: str | None) -> str:
     return (sha or "")[:7] or "?"
 
@@ -150,6 +179,76 @@ def suggestion_comment(rr: RowRefresh, source: Source, rerun: RerunConfig) -> di
         comment["start_line"] = start
         comment["start_side"] = "RIGHT"
     return comment
+
+
+def proposal_comment(source: Source, fix: Fix, proposal: TableProposal) -> dict:
+    """The inline comment for one insertion of a new-version proposal (a new table, or a
+    Requirements row): a ```suggestion of the line it follows plus the inserted lines."""
+    start, end, text = replacement(source, fix)
+    versions = ", ".join(proposal.versions)
+    body = (
+        f"**perfbot rerun**: {fix.title}. The runner ran MindSpore {versions}, which is not the "
+        "version of the measured rows' table: the new numbers go into a table of their own "
+        "instead of over the old version's.\n\n"
+        f"{suggestion_block(text)}\n{MARKER}"
+    )
+    comment: dict = {"path": source.path, "line": end, "side": "RIGHT", "body": body}
+    if start != end:
+        comment["start_line"] = start
+        comment["start_side"] = "RIGHT"
+    return comment
+
+
+def _diff(source: Source, fix: Fix) -> list[str]:
+    start, end, text = replacement(source, fix)
+    lines = ["- " + x for x in source.lines[start - 1 : end]]
+    lines += ["+ " + x for x in text.splitlines()]
+    return [f"{_cell(source.path)} line {start}:", "", _fenced(lines, "diff"), ""]
+
+
+def _proposals_section(
+    groups: Sequence[tuple[Source | None, Sequence[RowRefresh]]],
+    inline: set[int],
+    pushed: str | None,
+) -> list[str]:
+    out: list[str] = []
+    for source, rrs in groups:
+        if source is None:
+            continue
+        for p in proposals(rrs):
+            if not out:
+                out += ["#### New MindSpore version", ""]
+            versions = ", ".join(p.versions)
+            moved = [rr for rr in rrs if rr.proposal is p]
+            olds = sorted(
+                {
+                    v
+                    for rr in moved
+                    if rr.table is not None and rr.table.sentence is not None
+                    for v in rr.table.sentence.versions
+                }
+            )
+            out.append(
+                f"The runner ran MindSpore {versions}; the rows of "
+                + ", ".join(_cell(rr.name) for rr in moved)
+                + f" are in the table for {', '.join(map(_cell, olds)) or 'another version'} of "
+                f"{_cell(source.path)}. Their new numbers go into a table for {versions}, with "
+                "its own sentence, under the existing ones; the old version's rows stay as they are"
+                + (". The Requirements table gets a row for it." if p.requirements else ".")
+            )
+            out.append("")
+            out += [f"- {message(n)}" for n in p.notes]
+            if p.notes:
+                out.append("")
+            if pushed:
+                continue
+            for fx in p.fixes:
+                if id(fx) in inline:
+                    continue
+                out += [f"To {fx.title}:", "", *_diff(source, fx)]
+            if any(id(fx) in inline for fx in p.fixes):
+                out += ["The suggestions below add them.", ""]
+    return out
 
 
 def render_summary(
@@ -195,6 +294,8 @@ def render_summary(
             flags = _flags(rr, rerun)
             if rr.problem:
                 flags.append("not updated")
+            if rr.new_version:
+                flags.append(f"new MindSpore {rr.new_version} table")
             out.append(
                 f"| {_cell(rr.name)} | {_where(rr, link)} | "
                 f"{_old_new(step.old if step else None, new_step)} | {change} | "
@@ -231,7 +332,9 @@ def render_summary(
             src_of = {id(rr): s for s, rrs in groups for rr in rrs}
             out += [
                 "These rows get no suggestion (one can only sit on a line of the pull "
-                "request's diff, at the measured commit); the change to make:",
+                "request's diff, at the measured commit); the change to make:"
+                if sha
+                else "The change to make (`--write` makes it):",
                 "",
             ]
             for rr in here:
@@ -241,10 +344,17 @@ def render_summary(
                 lines = ["- " + x for x in source.lines[start - 1 : end]]
                 lines += ["+ " + x for x in text.splitlines()]
                 out += [f"{_cell(rr.readme)} line {start}:", "", _fenced(lines, "diff"), ""]
-    unchanged = [rr for rr in ok if rr.fix is None and not rr.problem]
+    out += _proposals_section(groups, inline, pushed)
+    unchanged = [rr for rr in ok if rr.fix is None and not rr.problem and not rr.new_version]
     if unchanged:
         names = ", ".join(_cell(rr.name) for rr in unchanged)
         out += [f"Unchanged at two decimals: {names}.", ""]
+    noted = [f"- {_cell(rr.name)}: {message(n)}" for rr in ok for n in rr.notes]
+    # what perfbot bench said about the measurement (results are untrusted text: shown as code)
+    noted += [f"- {_cell(rr.name)} (bench): {code(n, 300)}" for rr in ok for n in rr.result.notes]
+    noted += [f"- {_cell(rr.name)}: {x}" for rr in ok if (x := _per_rank(rr.result))]
+    if noted:
+        out += ["#### Notes", "", *noted, ""]
 
     if blocked:
         out += ["#### Not updated", ""]
@@ -334,8 +444,9 @@ def plan_review(
         if source is None:
             continue
         fixed = [rr for rr in rrs if rr.fix is not None]
-        if fixed:
-            texts[source.path] = apply_refreshes(source, fixed)
+        props = proposals(rrs)
+        if fixed or props:
+            texts[source.path] = apply_refreshes(source, rrs)
         for rr in fixed:
             if hunks is None or pushed or len(comments) >= max_comments:
                 continue
@@ -343,6 +454,13 @@ def plan_review(
             if can_suggest(hunks.get(rr.readme, []), rr.fix.start_line, rr.fix.end_line):
                 comments.append(suggestion_comment(rr, source, rerun))
                 inline.add(id(rr))
+        for p in props:
+            for fx in p.fixes:
+                if hunks is None or pushed or len(comments) >= max_comments:
+                    continue
+                if can_suggest(hunks.get(source.path, []), fx.start_line, fx.end_line):
+                    comments.append(proposal_comment(source, fx, p))
+                    inline.add(id(fx))
     rows = [rr for _, rrs in groups for rr in rrs]
     body = render_summary(
         groups,
@@ -361,7 +479,7 @@ def plan_review(
         texts=texts,
         measured=sum(1 for rr in rows if rr.result.ok),
         failed=sum(1 for rr in rows if not rr.result.ok) + len(missing),
-        changed_rows=sum(1 for rr in rows if rr.fix is not None),
+        changed_rows=sum(1 for rr in rows if rr.fix is not None or rr.new_version),
     )
 
 
@@ -415,11 +533,7 @@ def refresh_all(
             continue
         text, bom, encoding, _ = decode(data)
         source = Source.from_text(text, path=path, bom=bom, encoding=encoding)
-        rrs = refresh(source, rs, config)
-        for rr in rrs:
-            why = wrong_commit.get(id(rr.result))
-            if why and rr.result.ok:
-                rr.fix, rr.problem = None, why
+        rrs = refresh(source, rs, config, blocked=wrong_commit)
         groups.append((source, rrs))
     return groups
 
@@ -433,6 +547,118 @@ def _dedupe(results: list[BenchResult]) -> tuple[list[BenchResult], list[str]]:
             continue
         seen[r.name] = r
     return list(seen.values()), notes
+
+
+# --- posting once ---------------------------------------------------------------------------------
+
+
+def results_digest(
+    results: Sequence[BenchResult], sha: str, expected: Sequence[tuple[str, str]]
+) -> str:
+    """16 hex digits naming what a review reports: the results (all of their fields), the
+    measured commit and the gate's planned jobs. A re-run of the report job on the same inputs
+    gives the same digest; a new run of the benchmarks (new step times, new start times) does not.
+    """
+    data = {
+        "sha": sha.lower(),
+        "planned": sorted([list(x) for x in expected]),
+        "results": sorted(
+            (r.model_dump(mode="json") for r in results), key=lambda d: str(d.get("name"))
+        ),
+    }
+    text = json.dumps(data, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def posted_marker(sha: str, digest: str, jobs: Iterable[str] = ()) -> str:
+    """The last line of a rerun review: the commit, the results digest and the benchmarks."""
+    names = ",".join(sorted({j for j in jobs if _JOB.fullmatch(j)}))
+    return f"<!-- perfbot:rerun sha={sha.lower()} results={digest} jobs={names} -->"
+
+
+def with_marker(body: str, marker: str) -> str:
+    """``body`` with ``marker`` as its last line (the body is shortened to make room if needed)."""
+    room = MAX_BODY - len(marker) - 1
+    if len(body) > room:
+        body = clamp_body(body, room)
+    return f"{body}\n{marker}"
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A rerun review perfbot posted earlier: its id, commit, results digest, link and
+    benchmarks."""
+
+    id: int
+    sha: str
+    digest: str
+    url: str
+    jobs: frozenset[str] = frozenset()
+
+
+def _id(item: Mapping) -> int:
+    try:
+        return int(item.get("id"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return 0
+
+
+def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Posted]:
+    """perfbot's live rerun reviews of commit ``sha``, oldest first. Only reviews written by
+    ``bot`` (perfbot's own account) count, only with perfbot's heading first and the marker as the
+    very last line: a marker anyone else writes, or one quoted inside a body, means nothing."""
+    out: list[Posted] = []
+    for rv in reviews:
+        login = str(((rv.get("user") or {}).get("login")) or "")
+        if login.lower() != bot.lower():
+            continue
+        body = str(rv.get("body") or "").rstrip()
+        if not body.startswith(_HEADING):
+            continue
+        m = _POSTED.fullmatch(body.rsplit("\n", 1)[-1].strip())
+        if m is None or m[1] != sha.lower():
+            continue
+        try:
+            rid = int(rv.get("id"))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        jobs = frozenset(j for j in m[3].split(",") if j)
+        out.append(Posted(rid, m[1], m[2], str(rv.get("html_url") or ""), jobs))
+    return out
+
+
+def supersede(client, repo: str, number: int, old: Posted, new: Mapping, bot: str) -> None:
+    """Mark an earlier rerun review of the same commit as replaced: its body becomes a note
+    pointing at the new review, and its inline suggestions are emptied (so that nobody applies
+    the old numbers) and hidden as outdated."""
+    from perfbot.github.client import GitHubError
+
+    new_url = str(new.get("html_url") or "")
+    note = (
+        f"{_HEADING} at `{_short(old.sha)}`: **superseded** by "
+        + (f"[a newer review]({new_url})" if new_url else "a newer review")
+        + " of the same commit, with newer results. The numbers this review showed are out "
+        "of date.\n\n" + _SUPERSEDED.format(sha=old.sha, digest=old.digest, by=_id(new))
+    )
+    path = f"/repos/{repo}/pulls/{int(number)}/reviews/{int(old.id)}"
+    client.request("PUT", path, body={"body": note})
+    for c in client.review_comments(number):
+        if c.get("pull_request_review_id") != old.id:
+            continue
+        if str(((c.get("user") or {}).get("login")) or "").lower() != bot.lower():
+            continue
+        with contextlib.suppress(GitHubError, ValueError, TypeError):
+            client.edit_review_comment(
+                int(c["id"]),
+                "**perfbot rerun**: superseded by "
+                + (f"[a newer review]({new_url})" if new_url else "a newer review")
+                + "; this suggestion held numbers that are out of date.\n\n"
+                + MARKER,
+            )
+        node = c.get("node_id")
+        if isinstance(node, str):
+            with contextlib.suppress(GitHubError, ValueError):
+                client.minimize_comment(node, "OUTDATED")
 
 
 # --- the command ----------------------------------------------------------------------------------
@@ -458,6 +684,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--matrix",
         help="the gate's matrix JSON: a planned benchmark without a result is reported too",
+    )
+    p.add_argument(
+        "--bot-login",
+        help="login perfbot's reviews are written by (default: the token's, else "
+        "github-actions[bot]); only its earlier reviews are found and superseded",
     )
     p.add_argument(
         "--dry-run",
@@ -675,6 +906,14 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     config = config.model_copy(update={"rerun": policy})
     if not (head_data or {}).get("benchmarks"):
         raise ValueError(f"`{args.config}` at `{sha[:7]}` declares no `benchmarks:`")
+    digest = results_digest(results, sha, _expected(args.matrix))
+    jobs = {n for n, _ in _expected(args.matrix)} or {r.name for r in results}
+    marker = posted_marker(sha, digest, jobs)
+    bot = args.bot_login or client.whoami() or DEFAULT_BOT
+    earlier = posted_reviews(client.reviews(args.pr), bot=bot, sha=sha)
+    same = [p for p in earlier if p.digest == digest]
+    # a review of the same commit whose benchmarks these results all measure again
+    older = [p for p in earlier if p.digest != digest and p.jobs <= jobs]
     results, more = reconcile(results, head_data["benchmarks"], args.config)
 
     def read(path: str) -> bytes | None:
@@ -689,6 +928,12 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     head = info.head_sha.lower()
     moved = head != sha
     notes = list(notes) + more
+    if older and not same:
+        links = ", ".join(f"[review {p.id}]({p.url})" if p.url else f"review {p.id}" for p in older)
+        notes.append(
+            f"These results replace those of an earlier perfbot rerun of `{sha[:7]}` ({links}), "
+            "now marked as superseded."
+        )
     if moved:
         notes.append(
             f"The pull request has moved on to `{head[:7]}` since the benchmarks ran on "
@@ -710,6 +955,15 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
         "max_comments": config.review.max_comments,
     }
     plan = plan_review(groups, hunks=hunks, notes=notes, **common)
+    if same and not args.dry_run:
+        # a re-run of this job ("Re-run failed jobs"): the review is already there
+        where = f" ({same[-1].url})" if same[-1].url else ""
+        print(
+            f"perfbot report: review {same[-1].id}{where} already reports these results at "
+            f"`{sha[:7]}`; nothing new is posted",
+            file=sys.stderr,
+        )
+        return plan
     if policy.push and plan.texts:
         why = None
         if info.fork:
@@ -726,16 +980,24 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
             notes.append(f"`rerun.push` is on, but {why}: suggesting the numbers instead.")
             plan = plan_review(groups, hunks=hunks, notes=notes, **common)
     if args.dry_run:
-        print(json.dumps({"commit_id": sha, "body": plan.body, "comments": plan.comments}))
+        body = with_marker(plan.body, marker)
+        print(json.dumps({"commit_id": sha, "body": body, "comments": plan.comments}))
         return plan
     try:
-        client.create_review(args.pr, sha, plan.body, plan.comments)
+        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), plan.comments)
     except GitHubError as e:
         if e.status != 422 or not plan.comments:
             raise
         notes.append(f"GitHub refused the inline suggestions ({e}); here they are as diffs.")
         plan = plan_review(groups, hunks=None, notes=notes, **common)
-        client.create_review(args.pr, sha, plan.body, [])
+        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), [])
+    for old in older:
+        try:
+            supersede(client, repo, args.pr, old, posted or {}, bot)
+        except GitHubError as e:  # the new review is posted; the old one just stays
+            print(
+                f"perfbot report: could not mark review {old.id} superseded: {e}", file=sys.stderr
+            )
     return plan
 
 

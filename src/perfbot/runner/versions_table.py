@@ -1,0 +1,276 @@
+"""A row measured on another MindSpore version than its table's: a new table, not an overwrite.
+
+The guide keeps one performance table per MindSpore version, each under its own sentence
+(``Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.``), and one
+Requirements row per version. When the runner's MindSpore is not a version of the table whose
+row a benchmark measures, the old version's numbers stay as they are, and
+:func:`propose_tables` proposes instead:
+
+* the refreshed rows in a table for the runner's version: appended to the version's existing
+  table with the same header (in the same section, else the only one in the README), or else a
+  new table under the section's existing ones, with the source table's header and its own
+  sentence (the source sentence's device, and ``pynative`` mode for PyNative runs);
+* a Requirements row for that version, unless the Requirements table has one: the runner's
+  measured driver, firmware and CANN (in the matrix's spelling where they agree with it), the
+  matrix's values where the runner detected none, and every disagreement with the matrix said.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from perfbot.engine import Context
+from perfbot.fix import Edit, Fix, replacement
+from perfbot.model import Table
+from perfbot.source import Source
+from perfbot.spec.versions import (
+    Version,
+    mindspore_versions,
+    normalize_mindspore,
+    parse_version,
+    same_cann,
+    same_driver,
+    same_firmware,
+)
+
+if TYPE_CHECKING:
+    from perfbot.runner.envinfo import EnvInfo
+    from perfbot.runner.refresh import RowRefresh
+
+__all__ = ["TableProposal", "move_to_version", "propose_tables", "sentence_for"]
+
+REQUIREMENT_COLUMNS = ("mindspore", "ascend driver", "firmware", "cann toolkit/kernel")
+
+
+@dataclass
+class TableProposal:
+    """The insertions for the rows that go into another version's table: ``fixes`` holds the
+    performance-table insertion(s) first, then the Requirements row(s); ``requirements`` the
+    Requirements rows proposed (as table lines), ``notes`` what the maintainer should know."""
+
+    versions: list[str]
+    fixes: list[Fix] = field(default_factory=list)
+    requirements: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _covers(written: str, ran: Version) -> bool:
+    """Whether a sentence's version (``2.3.1``, ``2.5``, ``2.3.0/2.3.1``) names ``ran``."""
+    for v in mindspore_versions(written):
+        if v == ran or (v.partial and v.key[:2] == ran.key[:2]):
+            return True
+    return False
+
+
+def runner_version(rr: RowRefresh) -> Version | None:
+    v = normalize_mindspore(rr.result.environment.mindspore)
+    return v if v is not None and v.kind == "mindspore" and not v.partial else None
+
+
+def table_covers(table: Table, ran: Version) -> bool | None:
+    """Whether ``table`` is for MindSpore ``ran``; None when its sentence names no version."""
+    if table.sentence is None or not table.sentence.versions:
+        return None
+    return any(_covers(v, ran) for v in table.sentence.versions)
+
+
+def move_to_version(source: Source, table: Table, row_raw: str, rr: RowRefresh) -> None:
+    """When the runner's MindSpore is not the version of ``table``, turn ``rr``'s in-place fix into
+    a row for the runner's version (``rr.new_version``, ``rr.new_row``)."""
+    if rr.problem or not rr.result.ok:
+        return
+    ran = runner_version(rr)
+    if ran is None or table_covers(table, ran) is not False:
+        return
+    new_row = row_raw
+    if rr.fix is not None:
+        _, _, text = replacement(source, rr.fix)
+        new_row = text.splitlines()[0] if text.splitlines() else row_raw
+    rr.new_version = ran.canonical
+    rr.new_row = new_row
+    rr.fix = None
+
+
+def sentence_for(table: Table, version: str, pynative: bool) -> str:
+    device = (table.sentence.device if table.sentence else None) or "910*"
+    mode = "pynative" if pynative else "graph"
+    return f"Experiments are tested on ascend {device} with mindspore {version} {mode} mode."
+
+
+def _section_key(t: Table) -> tuple[int, ...]:
+    return tuple(h.line for h in t.section)
+
+
+def _header_key(t: Table) -> tuple[str, ...]:
+    return tuple(" ".join(c.value.lower().split()) for c in t.header.cells)
+
+
+def _last_line(t: Table) -> int:
+    return t.rows[-1].line if t.rows else t.delimiter.line
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    parsed = normalize_mindspore(v)
+    return parsed.key if parsed is not None else ()
+
+
+_PLAIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+~-]{0,39}")
+
+
+def _plain(kind: str, value: object) -> str | None:
+    """``value`` if it is a plain version of ``kind`` (letters, digits, ``._+~-``), else None:
+    the results and a pull request's ``matrix:`` rows are untrusted, and these values end up in a
+    README line and in the review's notes."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip()
+    if not _PLAIN.fullmatch(v) or parse_version(kind, v) is None:
+        return None
+    return v
+
+
+def requirement_values(
+    ctx: Context, version: str, env: EnvInfo
+) -> tuple[dict[str, str], list[str]]:
+    """The Requirements cells for ``version`` measured in ``env``, and what to say about them."""
+    matrix = ctx.matrix
+    row = matrix.lookup(version)
+    expected = row.values() if row is not None else {}
+    notes: list[str] = []
+    out = {"mindspore": version}
+    for key, column, raw, same, label in (
+        ("driver", "ascend driver", env.driver, same_driver, "driver"),
+        ("firmware", "firmware", env.firmware, same_firmware, "firmware"),
+        ("cann", "cann toolkit/kernel", env.cann, same_cann, "CANN"),
+    ):
+        exp = _plain(key, expected.get(key))
+        measured = _plain(key, raw)
+        if raw and measured is None:
+            notes.append(f"the runner's {label} is not a {label} version; it is left out")
+        if measured:
+            out[column] = exp if exp and same(measured, exp) else measured
+        elif exp:
+            out[column] = exp
+            notes.append(
+                f"the runner reported no {label}: the Requirements row has the matrix's `{exp}` "
+                f"for MindSpore {version}; check it"
+            )
+        else:
+            out[column] = "-"
+            notes.append(
+                f"neither the runner nor the matrix gives the {label} of MindSpore {version}: "
+                "fill it in"
+            )
+    if row is None:
+        notes.append(
+            f"MindSpore {version} is not in perfbot's compatibility matrix: the Requirements row "
+            "has the runner's versions (add a `matrix:` row to `.perfbot.yml` if they are right)"
+        )
+    else:
+        for issue in matrix.check_row(
+            version, out["ascend driver"], out["firmware"], out["cann toolkit/kernel"]
+        ):
+            notes.append(f"the runner's {issue.message}")
+    return out, notes
+
+
+def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> None:
+    """Give every row of ``rows`` that moves to another version (``new_version``) one shared
+    :class:`TableProposal` for its README (``rr.proposal``)."""
+    from perfbot.runner.refresh import is_pynative
+
+    moved = [rr for rr in rows if rr.new_version and rr.table is not None]
+    if not moved:
+        return
+    perf = ctx.doc.of_kind("performance")
+    versions = sorted({rr.new_version for rr in moved if rr.new_version}, key=_version_key)
+    proposal = TableProposal(versions)
+    groups: dict[tuple[int, str], list[RowRefresh]] = {}
+    for rr in moved:
+        assert rr.table is not None and rr.new_version is not None
+        groups.setdefault((rr.table.index, rr.new_version), []).append(rr)
+    inserts: dict[int, list[str]] = {}
+    titles: dict[int, list[str]] = {}
+    for (index, version), members in sorted(
+        groups.items(), key=lambda kv: (_version_key(kv[0][1]), kv[0][0])
+    ):
+        src_table = next(t for t in perf if t.index == index)
+        members.sort(key=lambda rr: rr.line or 0)
+        new_rows = [rr.new_row for rr in members if rr.new_row is not None]
+        section = [t for t in perf if _section_key(t) == _section_key(src_table)]
+        ran = normalize_mindspore(version)
+        assert ran is not None
+        # the version's own table (same header): in this section, else anywhere in the README
+        mine = [
+            t for t in perf if table_covers(t, ran) and _header_key(t) == _header_key(src_table)
+        ]
+        here = [t for t in mine if any(t is s for s in section)]
+        existing = here[0] if here else (mine[0] if len(mine) == 1 else None)
+        if existing is not None:
+            anchor, lines = _last_line(existing), new_rows
+            titles.setdefault(anchor, []).append(
+                f"add {len(new_rows)} row(s) to the MindSpore {version} table"
+            )
+        else:
+            anchor = max(_last_line(t) for t in section)
+            pynative = all(is_pynative(rr.result, src_table) for rr in members)
+            lines = [
+                "",
+                sentence_for(src_table, version, pynative),
+                "",
+                src_table.header.raw,
+                src_table.delimiter.raw,
+                *new_rows,
+            ]
+            if anchor < len(source.lines) and source.lines[anchor].strip():
+                lines.append("")  # text right under the table stays apart from the new one
+            titles.setdefault(anchor, []).append(f"add a MindSpore {version} table")
+        inserts.setdefault(anchor, []).extend(lines)
+    for anchor, lines in sorted(inserts.items()):
+        proposal.fixes.append(
+            Fix(
+                "; ".join(titles[anchor]) + " (measured by perfbot rerun)",
+                (Edit.insert_after(anchor, source.lines[anchor - 1], lines),),
+            )
+        )
+
+    req = next(iter(ctx.doc.of_kind("requirements")), None)
+    if req is None:
+        proposal.notes.append(
+            "the README has no Requirements table: add one with a row for MindSpore "
+            + ", ".join(versions)
+            + " (`perfbot fix` writes it from the matrix)"
+        )
+    else:
+        ms_col = ctx.column(req, "mindspore")
+        have: list[Version] = []
+        for row in req.rows:
+            cell = ctx.cell(row, ms_col)
+            if cell is not None:
+                have.extend(mindspore_versions(cell.value))
+        columns = [c.column.name if c.column is not None else None for c in ctx.columns(req)]
+        new_lines = []
+        for version in versions:
+            ran = normalize_mindspore(version)
+            if ran is None or any(v == ran for v in have):
+                continue
+            env = next(rr.result.environment for rr in moved if rr.new_version == version)
+            values, notes = requirement_values(ctx, version, env)
+            proposal.notes.extend(notes)
+            cells = [values.get(name or "", "") for name in columns]
+            new_lines.append("| " + " | ".join(cells) + " |")
+        if new_lines:
+            anchor = _last_line(req)
+            proposal.requirements = new_lines
+            proposal.fixes.append(
+                Fix(
+                    "add the Requirements row for MindSpore "
+                    + ", ".join(x.split(" | ")[0].strip("| ") for x in new_lines),
+                    (Edit.insert_after(anchor, source.lines[anchor - 1], new_lines),),
+                )
+            )
+    for rr in moved:
+        rr.proposal = proposal
