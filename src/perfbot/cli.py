@@ -587,15 +587,10 @@ def _note(path: str, note: str) -> str:
 def _repo_root() -> str:
     """The folder holding ``.git`` above the current one (SARIF/annotation paths are relative
     to it), else the current folder."""
+    from .walk import git_top
+
     here = os.path.abspath(os.curdir)
-    d = here
-    while True:
-        if os.path.exists(os.path.join(d, ".git")):
-            return d
-        parent = os.path.dirname(d)
-        if parent == d:
-            return here
-        d = parent
+    return git_top(here) or here
 
 
 # Below this many files and bytes a process pool costs more than it saves. Measured on 2 cores

@@ -38,7 +38,8 @@ def _read_spec(path: str):  # -> pathspec.GitIgnoreSpec | None
         return None
 
 
-def _top(path: str) -> str | None:
+def git_top(path: str) -> str | None:
+    """The folder holding ``.git`` at or above ``path``, or None."""
     d = path
     while True:
         if os.path.exists(os.path.join(d, ".git")):
@@ -53,7 +54,7 @@ class _Ignores:
     def __init__(self, root: str):
         self.specs: dict[str, object] = {}  # folder -> spec of its .gitignore
         self._order: list[str] | None = None  # deepest first
-        top = _top(root)
+        top = git_top(root)
         if top is not None:
             spec = _read_spec(os.path.join(top, ".git", "info", "exclude"))
             if spec is not None:
