@@ -86,7 +86,10 @@ def _escape_text(t: str, line_start: bool = True) -> str:
             # GitHub's mention, team mention, e-mail and issue-reference filters read the
             # rendered text, where a backslash escape is gone: break the pair instead.
             out.append(("\\" if c == "#" else "") + c)
-            if not nxt or _NAME_CHAR.match(nxt) or not nxt.isascii():
+            # an "@" before anything but a space may start an e-mail autolink's domain
+            # ("_@.www.x" links too), so it is always broken there; a "#" only before a name
+            at = c in "@\uff20" and nxt not in ("", " ")
+            if at or not nxt or _NAME_CHAR.match(nxt) or not nxt.isascii():
                 out.append(ZWJ)
         elif c == "-" and t[max(0, i - 2) : i].upper() == "GH" and nxt.isdigit():
             out.append("-" + ZWJ)  # GitHub links GH-123 to an issue, like #123
