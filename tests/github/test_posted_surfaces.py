@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from gfm import assert_inert, shape
 from perfbot.github.event import CIEnv
-from perfbot.github.review_plan import FilePlan, Item, Plan, Report
-from perfbot.github.review_post import Outcome
-from perfbot.github.review_render import (
+from perfbot.github.review.plan import FilePlan, Item, Plan, Report
+from perfbot.github.review.post import Outcome
+from perfbot.github.review.render import (
     body_block,
     comment_body,
     job_summary,

@@ -38,10 +38,10 @@ plan as data; ``perfbot post --findings f.json`` in a ``workflow_run`` job (writ
 as untrusted input (:class:`FindingsFile`, pydantic, strict), checks it against the PR (its head
 sha, its files, perfbot's rules), recomputes fingerprints, scope and diff lines itself, and posts.
 
-This module holds the two commands; the steps live in :mod:`.review_read` (1),
-:mod:`.review_plan` (2 and 3), :mod:`.review_post` (4), :mod:`.review_render` (the text of every
-comment and summary) and :mod:`.findings_file` (forks). Their names that tests and callers use are
-re-exported here.
+This package's front holds the two commands; the steps are its modules, in the order they run:
+:mod:`.read` (1), :mod:`.plan` (2 and 3), :mod:`.render` (the text of every comment and summary),
+:mod:`.post` (4), and :mod:`.findings_file` (the untrusted file of the fork workflow). The
+names that tests and callers use are re-exported here.
 """
 
 from __future__ import annotations
@@ -57,20 +57,20 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..config import Config, ConfigError, config_for, load_config
-from ..engine import FileResult, at_or_above
-from ..registry import get_rule
-from .client import Client, GitHubError, NetworkError, RateLimitedError
-from .diff import FilterMode, hunks_by_path
-from .event import CIEnv, EventError, PullRequestInfo, in_github_actions
+from ...config import Config, ConfigError, config_for, load_config
+from ...engine import FileResult, at_or_above
+from ...registry import get_rule
+from ..client import Client, GitHubError, NetworkError, RateLimitedError
+from ..diff import FilterMode, hunks_by_path
+from ..event import CIEnv, EventError, PullRequestInfo, in_github_actions
+from ..markdown import code
 from .findings_file import FindingsFile, from_file, to_file
-from .markdown import code
-from .review_plan import FilePlan, Item, Plan, Report, decide, fix_with_map, plan_file
-from .review_post import Existing, Outcome, Publisher
-from .review_post import _parse_posted as _parse_posted
-from .review_read import build_plan
-from .review_render import _resolved_body as _resolved_body
-from .review_render import comment_body, job_summary, md_text, summary_comment
+from .plan import FilePlan, Item, Plan, Report, decide, fix_with_map, plan_file
+from .post import Existing, Outcome, Publisher
+from .post import _parse_posted as _parse_posted
+from .read import build_plan
+from .render import _resolved_body as _resolved_body
+from .render import comment_body, job_summary, md_text, summary_comment
 
 __all__ = [
     "Existing",
@@ -302,7 +302,7 @@ class _Run:
 
     def _annotate(self, plan: Plan) -> None:
         if self.env.actions or in_github_actions():
-            from ..report.github import render
+            from ...report.github import render
 
             keep = {(r.path, r.line, r.rule, r.message) for r in plan.in_scope}
             results = [
@@ -408,7 +408,7 @@ def review_main(argv: Sequence[str] | None = None) -> int:
             mode=run.mode,
         )
         if args.sarif_file:
-            from ..report.sarif import render as sarif
+            from ...report.sarif import render as sarif
 
             _write_json(args.sarif_file, sarif(plan.results, plan.errors))
         if args.findings_out:

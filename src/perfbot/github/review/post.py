@@ -10,10 +10,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .client import Client, GitHubError, NetworkError, ReadOnlyError
-from .event import CIEnv
-from .review_plan import _SEVERITY_ORDER, Item, Plan
-from .review_render import (
+from ..client import Client, GitHubError, NetworkError, ReadOnlyError
+from ..event import CIEnv
+from ..suggest import find_markers
+from .plan import _SEVERITY_ORDER, Item, Plan
+from .render import (
     _ITEM,
     _REPORTED,
     _RUN,
@@ -26,7 +27,6 @@ from .review_render import (
     review_body,
     summary_comment,
 )
-from .suggest import find_markers
 
 BODY_BUDGET = 60_000  # review body: leave room under MAX_BODY for the header and the clamp note
 

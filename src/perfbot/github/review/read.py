@@ -1,6 +1,6 @@
 """Reading a pull request's model READMEs (step 1 of the flow in :mod:`perfbot.github.review`):
 which changed files to check, each at the head commit (from the checkout when it is at that
-commit, else from the contents API), and the :class:`~.review_plan.Plan` of them all."""
+commit, else from the contents API), and the :class:`~.plan.Plan` of them all."""
 
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import Config, ConfigError, config_for, load_config
-from ..engine import check_source
-from ..source import MAX_BYTES, FileError, Source, decode, read_source
-from .client import Client, GitHubError, NetworkError
-from .diff import FilterMode, hunks_by_path
-from .event import PullRequestInfo, workspace_head
-from .review_plan import Plan, decide, plan_file
+from ...config import Config, ConfigError, config_for, load_config
+from ...engine import check_source
+from ...source import MAX_BYTES, FileError, Source, decode, read_source
+from ..client import Client, GitHubError, NetworkError
+from ..diff import FilterMode, hunks_by_path
+from ..event import PullRequestInfo, workspace_head
+from .plan import Plan, decide, plan_file
 
 
 def _source_from_bytes(path: str, data: bytes) -> Source | FileError:

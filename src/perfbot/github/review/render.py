@@ -11,13 +11,13 @@ import shlex
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from .event import CIEnv
-from .markdown import block, code, message
-from .review_plan import Item, Plan, Report
-from .suggest import clamp_body, marker, suggestion_block
+from ..event import CIEnv
+from ..markdown import block, code, message
+from ..suggest import clamp_body, marker, suggestion_block
+from .plan import Item, Plan, Report
 
 if TYPE_CHECKING:
-    from .review_post import Outcome
+    from .post import Outcome
 
 SUMMARY_MARKER = "<!-- perfbot:summary -->"
 _HEADER_LINE = re.compile(r"^\s*<!--.*-->\s*$")
@@ -52,7 +52,7 @@ def _code_block(text: str, lang: str = "markdown") -> str:
 
 
 def _rule_link(r: Report) -> str:
-    from ..docs import rule_url
+    from ...docs import rule_url
 
     return f"[`{r.rule}` {r.slug}]({rule_url(r.rule, r.slug)})"
 

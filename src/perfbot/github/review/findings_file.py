@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ..source import FileError
-from .review_plan import FilePlan, Item, Plan, Report, report_fields
-from .suggest import MAX_BODY
+from ...source import FileError
+from ..suggest import MAX_BODY
+from .plan import FilePlan, Item, Plan, Report, report_fields
 
 FILE_VERSION = 1
 
