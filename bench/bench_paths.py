@@ -11,7 +11,9 @@
    (default) and without it (PERFBOT_JOBS=1), where it is the whole run.
 
 Runs are paired and alternate between the two commands compared; medians are shown, with the load
-average. Usage: python bench/bench_paths.py [--corpus DIR] [--runs R] [--skip one,fix,rss]
+average. `--base SRC` (another checkout's `src`, e.g. main's) adds that perfbot (the same command
+with PYTHONPATH=SRC) to 1 and 3, run in the same loop, for an old/new ratio. Usage:
+python bench/bench_paths.py [--corpus DIR] [--runs R] [--skip one,fix,rss] [--base SRC]
 Prints figures; asserts nothing.
 """
 
@@ -49,7 +51,12 @@ def run(cmd: list[str], cwd: Path, env: dict | None = None) -> tuple[float, floa
     return wall, ru.ru_utime + ru.ru_stime, rss, p.returncode
 
 
-def one_readme(pb: list[str], work: Path, runs: int) -> None:
+def base_env(base: str | None) -> dict | None:
+    """The environment that runs `python -m perfbot` from ``base`` (another checkout's src)."""
+    return {**os.environ, "PYTHONPATH": base} if base else None
+
+
+def one_readme(pb: list[str], work: Path, runs: int, base: str | None = None) -> None:
     # the corpus README closest to the median size: a typical file
     files = sorted(corpus_files(CORPUS_DIR), key=lambda f: f.stat().st_size)
     src = files[len(files) // 2]
@@ -60,6 +67,11 @@ def one_readme(pb: list[str], work: Path, runs: int) -> None:
         "perfbot check one/README.md": [*pb, "check", "--fail-on", "never", "one/README.md"],
         "perfbot --version": [*pb, "--version"],
     }
+    envs: dict[str, dict | None] = {}
+    if base:
+        name = "base: perfbot check one/README.md"
+        cmds[name] = [*pb, "check", "--fail-on", "never", "one/README.md"]
+        envs[name] = base_env(base)
     rumdl = tool("rumdl")
     if rumdl:
         cmds["rumdl check one/README.md"] = [rumdl, "check", "--no-config", "--no-cache",
@@ -69,7 +81,7 @@ def one_readme(pb: list[str], work: Path, runs: int) -> None:
           f"load {load()}")  # fmt: skip
     for i in range(runs):
         for name in cmds if i % 2 == 0 else reversed(cmds):
-            cpu[name].append(run(cmds[name], work)[1])
+            cpu[name].append(run(cmds[name], work, envs.get(name))[1])
     med = {k: statistics.median(v) * 1000 for k, v in cpu.items()}
     for k, v in med.items():
         print(f"   {k:30s} {v:7.1f} ms CPU (median)")
@@ -78,6 +90,9 @@ def one_readme(pb: list[str], work: Path, runs: int) -> None:
           f"({'met' if c <= GOAL_ONE_MS else 'NOT met'}); {c / v:.1f}x --version")  # fmt: skip
     print(f"   goal: --version < {GOAL_VERSION_MS} ms CPU: {v:.0f} ms "
           f"({'met' if v < GOAL_VERSION_MS else 'NOT met'})")  # fmt: skip
+    if base:
+        b = med["base: perfbot check one/README.md"]
+        print(f"   this / base, check one README: {c / b:.2f}x")
     if "rumdl check one/README.md" in med:
         print(f"   perfbot / rumdl on one file: {c / med['rumdl check one/README.md']:.1f}x")
     print(f"   load after: {load()}")
@@ -112,24 +127,28 @@ def fix_vs_check(pb: list[str], work: Path, runs: int, times: int) -> None:
     shutil.rmtree(work / "tree", ignore_errors=True)
 
 
-def peak_rss(pb: list[str], work: Path, times: int) -> None:
+def peak_rss(pb: list[str], work: Path, times: int, base: str | None = None) -> None:
     tree = work / "big"
     n, size = replicate(CORPUS_DIR, tree, times)
     print(f"\n3. peak RSS of check on the corpus x{times} ({n} files, {size / 1e6:.1f} MB); "
           f"load {load()}")  # fmt: skip
     base = run([sys.executable, "-c", "pass"], work)[2]
     print(f"   (a bare Python process: {base / 1e6:.0f} MB)")
+    who = [("", pb, {})]
+    if base:
+        who.append(("base ", pb, {"PYTHONPATH": base}))
     for label, env in (
-        ("pool (default)", None),
-        ("PERFBOT_JOBS=1", {**os.environ, "PERFBOT_JOBS": "1"}),
+        ("pool (default)", {}),
+        ("PERFBOT_JOBS=1", {"PERFBOT_JOBS": "1"}),
     ):
         for fmt in ("text", "json"):
-            cmd = [*pb, "check", "--format", fmt, "--fail-on", "never", "big"]
-            wall, _, rss, _ = run(cmd, work, env)
-            r = rss / size
-            print(f"   {label:15s} --format {fmt:5s} peak RSS {rss / 1e6:7.1f} MB = {r:4.1f}x "
-                  f"bytes ({'met' if r <= GOAL_RSS else 'NOT met'} <= {GOAL_RSS}x)  "
-                  f"{wall:.1f} s wall")  # fmt: skip
+            for tag, prog, extra in who:
+                cmd = [*prog, "check", "--format", fmt, "--fail-on", "never", "big"]
+                wall, _, rss, _ = run(cmd, work, {**os.environ, **env, **extra})
+                r = rss / size
+                print(f"   {tag}{label:15s} --format {fmt:5s} peak RSS {rss / 1e6:7.1f} MB = "
+                      f"{r:4.1f}x bytes ({'met' if r <= GOAL_RSS else 'NOT met'} <= {GOAL_RSS}x)"
+                      f"  {wall:.1f} s wall")  # fmt: skip
     print(f"   load after: {load()}")
     shutil.rmtree(tree)
 
@@ -143,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--corpus", default=str(CORPUS))
     ap.add_argument("--runs", type=int, default=5, help="paired runs (default 5; one README: x4)")
     ap.add_argument("--skip", default="", help="comma-separated: one, fix, rss")
+    ap.add_argument("--base", help="another checkout's src dir, measured alongside (1 and 3)")
     args = ap.parse_args(argv)
     CORPUS_DIR = Path(args.corpus)
     if not CORPUS_DIR.is_dir():
@@ -154,11 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as tmp:
         work = Path(tmp)
         if "one" not in skip:
-            one_readme(pb, work, args.runs * 4)
+            one_readme(pb, work, args.runs * 4, args.base)
         if "fix" not in skip:
             fix_vs_check(pb, work, args.runs, 10)
         if "rss" not in skip:
-            peak_rss(pb, work, 50)
+            peak_rss(pb, work, 50, args.base)
     return 0
 
 

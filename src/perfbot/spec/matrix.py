@@ -11,18 +11,10 @@ matrix does not know.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any, Literal
-
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    PrivateAttr,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
 
 from perfbot.spec.versions import (
     Version,
@@ -34,43 +26,155 @@ from perfbot.spec.versions import (
     same_firmware,
 )
 
-__all__ = ["Matrix", "MatrixIssue", "MatrixRow"]
+__all__ = ["Matrix", "MatrixIssue", "MatrixRow", "MatrixRowError"]
 
 Column = Literal["mindspore", "driver", "firmware", "cann"]
 Level = Literal["error", "warning"]
 COLUMNS: tuple[Column, ...] = ("mindspore", "driver", "firmware", "cann")
 
+# Plain dataclasses validated by hand, not pydantic models: importing pydantic and building model
+# classes cost ~150 ms of every one-README check (issue 11). The validation below says what
+# pydantic said (same locations, same messages, same order), so `.perfbot.yml` errors read alike.
+_ROW_FIELDS = (*COLUMNS, "sources", "origin")
+_NOT_TEXT = "Value error, must be a string (quote version numbers in YAML)"
+_LISTS = (list, tuple, set, frozenset, deque, type({}.keys()), type({}.values()), Iterator)
 
-class MatrixRow(BaseModel):
-    """One valid combination. ``None`` = unknown (that column is then not checked)."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+class MatrixRowError(ValueError):
+    """A matrix row that is not valid; ``errors()`` lists ``{"loc": (...), "msg": ...}``."""
+
+    def __init__(self, errors: list[tuple[tuple[Any, ...], str]]) -> None:
+        self._errors = [{"loc": loc, "msg": msg} for loc, msg in errors]
+        super().__init__(_describe(self._errors))
+
+    def errors(self) -> list[dict[str, Any]]:
+        return [dict(e) for e in self._errors]
+
+
+def _describe(errors: list[dict[str, Any]]) -> str:
+    return "; ".join(
+        f"{'.'.join(str(p) for p in err['loc']) or 'row'}: {err['msg']}" for err in errors
+    )
+
+
+def _as_str(value: Any) -> str | None:
+    """``value`` as pydantic's lax ``str`` takes it, or None when it is not one."""
+    if isinstance(value, str):
+        return str(value)
+    if isinstance(value, bytes | bytearray):
+        try:
+            return bytes(value).decode()
+        except UnicodeDecodeError:
+            return None
+    return None
+
+
+def _validate_row(data: Any) -> dict[str, Any]:
+    """The fields of a :class:`MatrixRow` from ``data``, or :class:`MatrixRowError`."""
+    if not isinstance(data, Mapping):
+        raise MatrixRowError([((), "Input should be a valid dictionary or instance of MatrixRow")])
+    errors: list[tuple[tuple[Any, ...], str]] = []
+    out: dict[str, Any] = {}
+    for name in COLUMNS:
+        if name not in data:
+            if name == "mindspore":
+                errors.append(((name,), "Field required"))
+            out[name] = None
+            continue
+        v = data[name]
+        if v is None:
+            if name == "mindspore":
+                errors.append(((name,), "Input should be a valid string"))
+            out[name] = None
+        elif isinstance(v, str):
+            out[name] = v.strip()
+        else:
+            # YAML reads `mindspore: 2.10` as the float 2.1: refuse rather than guess.
+            errors.append(((name,), _NOT_TEXT))
+    sources = data.get("sources", [])
+    if "sources" in data and not isinstance(sources, _LISTS):
+        errors.append((("sources",), "Input should be a valid list"))
+    else:
+        out["sources"] = []
+        for i, item in enumerate(sources):
+            text = _as_str(item)
+            if text is None:
+                msg = "Input should be a valid string"
+                if isinstance(item, bytes | bytearray):
+                    msg += ", unable to parse raw data as a unicode string"
+                errors.append((("sources", i), msg))
+            else:
+                out["sources"].append(text)
+    origin = _as_str(data["origin"]) if "origin" in data else "builtin"
+    if origin is None:
+        errors.append((("origin",), "Input should be a valid string"))
+    out["origin"] = origin
+    for k in data:
+        if not isinstance(k, str):
+            errors.append(((k,), "Keys should be strings"))
+        elif k not in _ROW_FIELDS:
+            errors.append(((k,), "Extra inputs are not permitted"))
+    if errors:
+        raise MatrixRowError(errors)
+    ms = normalize_mindspore(out["mindspore"])
+    if ms is None or ms.partial:
+        raise MatrixRowError(
+            [((), f"Value error, mindspore {out['mindspore']!r} is not a full MindSpore version")]
+        )
+    for kind in ("driver", "firmware", "cann"):
+        value = out[kind]
+        if value is not None and parse_version(kind, value) is None:
+            raise MatrixRowError([((), f"Value error, {kind} {value!r} is not a {kind} version")])
+    return out
+
+
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
+class MatrixRow:
+    """One valid combination. ``None`` = unknown (that column is then not checked).
+
+    ``MatrixRow(**fields)`` and ``MatrixRow.model_validate(mapping)`` validate (a
+    :class:`MatrixRowError`, a ``ValueError``, otherwise); ``model_dump``/``model_copy`` as the
+    pydantic model this was.
+    """
 
     mindspore: str
-    driver: str | None = None
-    firmware: str | None = None
-    cann: str | None = None
-    sources: list[str] = []
-    origin: str = "builtin"
+    driver: str | None
+    firmware: str | None
+    cann: str | None
+    sources: list[str]
+    origin: str
 
-    @field_validator("mindspore", "driver", "firmware", "cann", mode="before")
+    def __init__(self, **data: Any) -> None:
+        for name, value in _validate_row(data).items():
+            object.__setattr__(self, name, value)
+
     @classmethod
-    def _text_only(cls, v: Any) -> Any:
-        if v is not None and not isinstance(v, str):
-            # YAML reads `mindspore: 2.10` as the float 2.1: refuse rather than guess.
-            raise ValueError("must be a string (quote version numbers in YAML)")
-        return v.strip() if isinstance(v, str) else v
+    def model_validate(cls, data: Any) -> MatrixRow:
+        if isinstance(data, cls):
+            return data
+        row = object.__new__(cls)
+        for name, value in _validate_row(data).items():
+            object.__setattr__(row, name, value)
+        return row
 
-    @model_validator(mode="after")
-    def _parseable(self) -> MatrixRow:
-        ms = normalize_mindspore(self.mindspore)
-        if ms is None or ms.partial:
-            raise ValueError(f"mindspore {self.mindspore!r} is not a full MindSpore version")
-        for kind in ("driver", "firmware", "cann"):
-            value = getattr(self, kind)
-            if value is not None and parse_version(kind, value) is None:
-                raise ValueError(f"{kind} {value!r} is not a {kind} version")
-        return self
+    def __str__(self) -> str:
+        return " ".join(f"{name}={getattr(self, name)!r}" for name in _ROW_FIELDS)
+
+    def model_dump(self, *, exclude_none: bool = False) -> dict[str, Any]:
+        out = {name: getattr(self, name) for name in _ROW_FIELDS}
+        out["sources"] = list(self.sources)
+        if exclude_none:
+            out = {k: v for k, v in out.items() if v is not None}
+        return out
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> MatrixRow:
+        """A copy with ``update``'s fields replaced, not validated again (as pydantic's)."""
+        new = object.__new__(MatrixRow)
+        for name in _ROW_FIELDS:
+            object.__setattr__(new, name, getattr(self, name))
+        for name, value in (update or {}).items():
+            object.__setattr__(new, name, value)
+        return new
 
     @property
     def version(self) -> Version:
@@ -114,27 +218,41 @@ class MatrixIssue:
         return f"{what} `{self.found}` {verb} MindSpore {self.mindspore} (matrix: {self.expected})"
 
 
-class Matrix(BaseModel):
+@dataclasses.dataclass(frozen=True, slots=True, init=False)
+class Matrix:
     """The rows, sorted by MindSpore version; one row per MindSpore version."""
 
-    model_config = ConfigDict(frozen=True)
-
-    entries: tuple[MatrixRow, ...] = ()
+    entries: tuple[MatrixRow, ...]
     #: Config rows ``merged`` could not use (e.g. ``mindspore: foo``), one message each.
-    errors: tuple[str, ...] = ()
+    errors: tuple[str, ...]
+    _by_version: dict[str, MatrixRow] = dataclasses.field(repr=False, compare=False)
 
-    _by_version: dict[str, MatrixRow] = PrivateAttr(default_factory=dict)
-
-    @model_validator(mode="after")
-    def _index(self) -> Matrix:
+    def __init__(
+        self,
+        entries: Iterable[MatrixRow | Mapping[str, Any]] = (),
+        errors: Iterable[str] = (),
+    ) -> None:
+        rows = tuple(MatrixRow.model_validate(r) for r in entries)
         by_version: dict[str, MatrixRow] = {}
-        for row in self.entries:
+        for row in rows:
             key = row.version.canonical
             if key in by_version:
                 raise ValueError(f"two matrix rows for mindspore {key}")
             by_version[key] = row
-        self._by_version = by_version
-        return self
+        object.__setattr__(self, "entries", rows)
+        object.__setattr__(self, "errors", tuple(errors))
+        object.__setattr__(self, "_by_version", by_version)
+
+    @classmethod
+    def model_validate(cls, data: Mapping[str, Any]) -> Matrix:
+        return cls(entries=data.get("entries", ()), errors=data.get("errors", ()))
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> Matrix:
+        fields = {"entries": self.entries, "errors": self.errors, **(update or {})}
+        return Matrix(**fields)
+
+    def model_dump(self) -> dict[str, Any]:
+        return {"entries": [r.model_dump() for r in self.entries], "errors": self.errors}
 
     # -- construction -------------------------------------------------------------------------
 
@@ -176,7 +294,7 @@ class Matrix(BaseModel):
                     extra.append(r.model_copy(update={"origin": "config"}))
                 else:
                     extra.append(MatrixRow.model_validate({**dict(r), "origin": "config"}))
-            except (ValidationError, TypeError, ValueError) as e:
+            except (TypeError, ValueError) as e:
                 errors.append(f"matrix row {i + 1}: {_short_error(e)}")
         if not extra and len(errors) == len(base.errors):
             return base
@@ -289,10 +407,8 @@ def _check_against(
 
 
 def _short_error(e: Exception) -> str:
-    if isinstance(e, ValidationError):
-        return "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'row'}: {err['msg']}" for err in e.errors()
-        )
+    if isinstance(e, MatrixRowError):
+        return _describe(e.errors())
     return str(e)
 
 

@@ -1,0 +1,139 @@
+"""One README in a fresh process (issue 11): what a cold `perfbot check` loads.
+
+No wall-clock assertions (bench/bench_paths.py measures): these tests check which modules a fresh
+interpreter imports, and that the hand-validated matrix rows say what pydantic said.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from perfbot.spec.matrix import Matrix, MatrixRow
+
+README = """\
+# Net
+
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+|:---------:|:-------------:|:--------:|:-------------------:|
+| 2.3.1     | 24.1.RC2      | 7.3.0.1.231 | 8.0.RC3.beta1    |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | jit level | graph compile | s/step | img/s | recipe |
+|:----------:|:-----:|:----------:|:---------:|:-------------:|:------:|:-----:|:------:|
+| net        | 1     | 32         | O2        | 1~2 mins      | 0.5    | 64    | [yaml](./a.yaml) |
+"""
+
+PROBE = """
+import json, sys
+import perfbot.cli
+code = perfbot.cli.main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}), file=sys.stderr)
+"""
+
+
+def _cold_check(tmp_path: Path, *args: str) -> tuple[dict, str]:
+    proc = subprocess.run(
+        [sys.executable, "-c", PROBE, "check", *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    return json.loads(proc.stderr.strip().splitlines()[-1]), proc.stdout
+
+
+def test_one_readme_without_config_does_not_import_pydantic(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the walk for .perfbot.yml stops here
+    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    probe, out = _cold_check(tmp_path, "README.md")
+    # the matrix was used (the CANN of another release is found) ...
+    assert "perfbot.spec.matrix" in probe["modules"]
+    assert "PB501" in out
+    assert probe["code"] == 1
+    # ... without pydantic (~150 ms of a one-README check, issue 11)
+    assert not [m for m in probe["modules"] if m.split(".")[0] in ("pydantic", "pydantic_core")]
+
+
+def test_a_config_with_matrix_rows_still_applies_them(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    (tmp_path / ".perfbot.yml").write_text(
+        'matrix:\n  - {mindspore: "2.3.1", cann: "8.0.RC3.beta1"}\n', encoding="utf-8"
+    )
+    _, out = _cold_check(tmp_path, "README.md")
+    assert "PB501" not in out
+    assert "PB303" in out  # the rest is still checked
+
+
+# what pydantic said for these rows (Matrix.merged's errors), kept word for word
+NOT_TEXT = "Value error, must be a string (quote version numbers in YAML)"
+BAD_ROWS = [
+    ({"mindspore": "foo"}, "row: Value error, mindspore 'foo' is not a full MindSpore version"),
+    ({"mindspore": "2.5"}, "row: Value error, mindspore '2.5' is not a full MindSpore version"),
+    ({"mindspore": 2.5}, f"mindspore: {NOT_TEXT}"),
+    ({"mindspore": None}, "mindspore: Input should be a valid string"),
+    ({}, "mindspore: Field required"),
+    (
+        {"mindspore": "2.3.1", "cann": "latest"},
+        "row: Value error, cann 'latest' is not a cann version",
+    ),
+    (
+        {"mindspore": "2.3.1", "firmware": ""},
+        "row: Value error, firmware '' is not a firmware version",
+    ),
+    (
+        {"mindspore": "2.3.1", "unknown": "x", "zz": 1},
+        "unknown: Extra inputs are not permitted; zz: Extra inputs are not permitted",
+    ),
+    (
+        {"unknown": 1, "driver": 5, "sources": "x", "origin": None},
+        "mindspore: Field required; "
+        f"driver: {NOT_TEXT}; "
+        "sources: Input should be a valid list; unknown: Extra inputs are not permitted",
+    ),
+    ({"mindspore": "2.3.1", "sources": ["a", 1]}, "sources.1: Input should be a valid string"),
+    ({1: "x", "mindspore": "2.3.1"}, "1: Keys should be strings"),
+]
+
+
+@pytest.mark.parametrize(("row", "message"), BAD_ROWS)
+def test_bad_rows_are_described_as_before(row: dict, message: str) -> None:
+    merged = Matrix.merged([{"mindspore": "2.8.0"}, row])
+    assert merged.errors == (f"matrix row 2: {message}",)
+    assert merged.lookup("2.8.0").origin == "config"
+
+
+def test_rows_dump_and_copy_as_the_models_did() -> None:
+    row = MatrixRow.model_validate({"mindspore": " 2.4.1 ", "cann": "8.0.RC3.beta1"})
+    assert row.model_dump() == {
+        "mindspore": "2.4.1",
+        "driver": None,
+        "firmware": None,
+        "cann": "8.0.RC3.beta1",
+        "sources": [],
+        "origin": "builtin",
+    }
+    assert row.model_dump(exclude_none=True) == {
+        "mindspore": "2.4.1",
+        "cann": "8.0.RC3.beta1",
+        "sources": [],
+        "origin": "builtin",
+    }
+    copy = row.model_copy(update={"origin": "config"})
+    assert (copy.origin, row.origin) == ("config", "builtin")
+    assert MatrixRow.model_validate(row) is row
+    with pytest.raises(AttributeError):
+        row.origin = "x"  # type: ignore[misc]
+    builtin = Matrix.builtin()
+    assert Matrix.from_rows(builtin.rows()) == builtin
+    assert builtin.model_copy(update={"errors": ("e",)}).errors == ("e",)
