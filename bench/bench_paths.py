@@ -12,7 +12,11 @@
 
 Runs are paired and alternate between the two commands compared; medians are shown, with the load
 average. `--base SRC` (another checkout's `src`, e.g. main's) adds that perfbot (the same command
-with PYTHONPATH=SRC) to 1 and 3, run in the same loop, for an old/new ratio. Usage:
+with PYTHONPATH=SRC) to 1 and 3, run in the same loop, for an old/new ratio. Python's bytecode
+cache is on (PYTHONPYCACHEPREFIX in the bench's temp dir, PYTHONDONTWRITEBYTECODE dropped), as for
+an installed perfbot, and every
+command runs once before it is timed: without it every process compiles perfbot's sources again
+(~100 ms of a one-README check); `--no-bytecode` measures that case. Usage:
 python bench/bench_paths.py [--corpus DIR] [--runs R] [--skip one,fix,rss] [--base SRC]
 Prints figures; asserts nothing.
 """
@@ -77,6 +81,8 @@ def one_readme(pb: list[str], work: Path, runs: int, base: str | None = None) ->
         cmds["rumdl check one/README.md"] = [rumdl, "check", "--no-config", "--no-cache",
                                              "--enable", TABLE_RULES, "one/README.md"]  # fmt: skip
     cpu: dict[str, list[float]] = {k: [] for k in cmds}
+    for name in cmds:  # warm-up: the bytecode cache
+        run(cmds[name], work, envs.get(name))
     print(f"\n1. one README ({src.stat().st_size} bytes), cold process, {runs} runs each; "
           f"load {load()}")  # fmt: skip
     for i in range(runs):
@@ -163,6 +169,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=5, help="paired runs (default 5; one README: x4)")
     ap.add_argument("--skip", default="", help="comma-separated: one, fix, rss")
     ap.add_argument("--base", help="another checkout's src dir, measured alongside (1 and 3)")
+    ap.add_argument("--no-bytecode", action="store_true", help="compile sources in every process")
     args = ap.parse_args(argv)
     CORPUS_DIR = Path(args.corpus)
     if not CORPUS_DIR.is_dir():
@@ -173,6 +180,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{os.cpu_count()} cores; load average {load()}")
     with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as tmp:
         work = Path(tmp)
+        if args.no_bytecode:
+            os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        else:
+            os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+            os.environ["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+        print(f"bytecode cache: {'off' if args.no_bytecode else 'on'}")
         if "one" not in skip:
             one_readme(pb, work, args.runs * 4, args.base)
         if "fix" not in skip:
