@@ -604,8 +604,11 @@ PARALLEL_MIN_BYTES = 10_000_000
 
 def _check_one(
     job: tuple[str, Config, bool | None, str | None],
+    keep_source: bool = True,
 ) -> tuple[FileResult | FileError | None, list]:
-    """Read and check one file (also in a worker process): (result or error or None, notes)."""
+    """Read and check one file (also in a worker process): (result or error or None, notes).
+    Without ``keep_source`` the result's source is dropped (streamed text/github output does not
+    print it: a worker then does not send it back, nor does the main process keep it)."""
     from .engine import check_source
     from .source import FileError, read_source
 
@@ -616,7 +619,36 @@ def _check_one(
     result = check_source(src, config, require_model_tables=decision is None)
     if decision is None and not result.has_model_tables:
         return None, []
+    if not keep_source:
+        result.source = None
     return result, [_note(src.path, n) for n in src.notes]
+
+
+_FIX_MARKS: dict[bool, Any] = {}
+
+
+def _counted(result: FileResult) -> FileResult:
+    """What the summary line and the exit code still need of a file already printed: its path,
+    and each finding's rule, severity and whether (and how safely) it is fixable; not the
+    source, the messages or the fixes' edits. Streamed output keeps only these, so peak memory
+    does not grow with the tree (issue 11)."""
+    from dataclasses import replace
+
+    from .fix import Fix
+
+    if not _FIX_MARKS:
+        _FIX_MARKS[True] = Fix("", (), "safe")
+        _FIX_MARKS[False] = Fix("", (), "unsafe")
+    findings = [
+        replace(
+            f,
+            message="",
+            fix=None if f.fix is None else _FIX_MARKS[f.fix.safe],
+            extra={},
+        )
+        for f in result.findings
+    ]
+    return replace(result, findings=findings, source=None)
 
 
 def _fix_one(
@@ -825,7 +857,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     results = []
     # text and github output stream file by file; a baseline or noqa run writes files instead
     stream = run.streams() and not (args.write_baseline or args.add_noqa)
-    for got, notes in _map_checks(list(run.jobs())):
+    import functools
+
+    check = functools.partial(_check_one, keep_source=not stream)
+    for got, notes in _map_checks(list(run.jobs()), check):
         if isinstance(got, FileError):
             run.errors.append(got)
         elif got is not None:
@@ -835,6 +870,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             run.notes.extend(notes)
         if stream:
             run.emit(got if got is not None and not isinstance(got, FileError) else None, notes)
+            if results and results[-1] is got:
+                results[-1] = _counted(got)  # printed: keep only what the summary counts
     if args.write_baseline:
         return _write_baseline(args, run, results)
     if args.add_noqa:
