@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from perfbot.spec.matrix import Matrix, MatrixRow
 
@@ -137,3 +139,100 @@ def test_rows_dump_and_copy_as_the_models_did() -> None:
     builtin = Matrix.builtin()
     assert Matrix.from_rows(builtin.rows()) == builtin
     assert builtin.model_copy(update={"errors": ("e",)}).errors == ("e",)
+
+
+# -- the hand validation against the pydantic model it replaced ---------------------------------
+
+
+def _pydantic_row() -> type:
+    """The pydantic MatrixRow perfbot had before (issue 11), to compare the error texts."""
+    from typing import Any
+
+    from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+    from perfbot.spec.versions import normalize_mindspore, parse_version
+
+    class OldRow(BaseModel):
+        model_config = ConfigDict(frozen=True, extra="forbid")
+
+        mindspore: str
+        driver: str | None = None
+        firmware: str | None = None
+        cann: str | None = None
+        sources: list[str] = []
+        origin: str = "builtin"
+
+        @field_validator("mindspore", "driver", "firmware", "cann", mode="before")
+        @classmethod
+        def _text_only(cls, v: Any) -> Any:
+            if v is not None and not isinstance(v, str):
+                raise ValueError("must be a string (quote version numbers in YAML)")
+            return v.strip() if isinstance(v, str) else v
+
+        @model_validator(mode="after")
+        def _parseable(self) -> OldRow:
+            ms = normalize_mindspore(self.mindspore)
+            if ms is None or ms.partial:
+                raise ValueError(f"mindspore {self.mindspore!r} is not a full MindSpore version")
+            for kind in ("driver", "firmware", "cann"):
+                value = getattr(self, kind)
+                if value is not None and parse_version(kind, value) is None:
+                    raise ValueError(f"{kind} {value!r} is not a {kind} version")
+            return self
+
+    return OldRow
+
+
+_OLD_ROW = _pydantic_row()
+
+_values = st.one_of(
+    st.none(),
+    st.sampled_from(
+        [
+            "2.3.1",
+            " v2.3.1 ",
+            "2.5",
+            "foo",
+            "",
+            "24.1.RC2",
+            "7.3.0.1.231",
+            "8.0.RC2.beta1",
+            "8.0.RC3",
+            "latest",
+            "2.3.0rc1",
+        ]
+    ),
+    st.text(max_size=8),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.lists(st.one_of(st.text(max_size=3), st.integers(), st.binary(max_size=3)), max_size=3),
+    st.binary(max_size=3),
+)
+_rows = st.dictionaries(
+    st.sampled_from(
+        ["mindspore", "mindspore", "driver", "firmware", "cann", "sources", "origin", "extra"]
+    ),
+    _values,
+    max_size=6,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_rows)
+def test_hand_validation_says_what_pydantic_said(row: dict) -> None:
+    from pydantic import ValidationError
+
+    from perfbot.spec.matrix import _short_error
+
+    try:
+        old = _OLD_ROW.model_validate(row)
+    except ValidationError as e:
+        expected = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'row'}: {err['msg']}" for err in e.errors()
+        )
+        with pytest.raises(ValueError) as got:
+            MatrixRow.model_validate(row)
+        assert _short_error(got.value) == expected
+    else:
+        assert MatrixRow.model_validate(row).model_dump() == old.model_dump()

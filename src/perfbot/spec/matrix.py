@@ -69,6 +69,12 @@ def _as_str(value: Any) -> str | None:
     return None
 
 
+def _str_error(value: Any) -> str:
+    if isinstance(value, bytes | bytearray):
+        return "Input should be a valid string, unable to parse raw data as a unicode string"
+    return "Input should be a valid string"
+
+
 def _validate_row(data: Any) -> dict[str, Any]:
     """The fields of a :class:`MatrixRow` from ``data``, or :class:`MatrixRowError`."""
     if not isinstance(data, Mapping):
@@ -99,15 +105,12 @@ def _validate_row(data: Any) -> dict[str, Any]:
         for i, item in enumerate(sources):
             text = _as_str(item)
             if text is None:
-                msg = "Input should be a valid string"
-                if isinstance(item, bytes | bytearray):
-                    msg += ", unable to parse raw data as a unicode string"
-                errors.append((("sources", i), msg))
+                errors.append((("sources", i), _str_error(item)))
             else:
                 out["sources"].append(text)
     origin = _as_str(data["origin"]) if "origin" in data else "builtin"
     if origin is None:
-        errors.append((("origin",), "Input should be a valid string"))
+        errors.append((("origin",), _str_error(data["origin"])))
     out["origin"] = origin
     for k in data:
         if not isinstance(k, str):
