@@ -138,8 +138,8 @@ def peak_rss(pb: list[str], work: Path, times: int, base: str | None = None) -> 
     n, size = replicate(CORPUS_DIR, tree, times)
     print(f"\n3. peak RSS of check on the corpus x{times} ({n} files, {size / 1e6:.1f} MB); "
           f"load {load()}")  # fmt: skip
-    base = run([sys.executable, "-c", "pass"], work)[2]
-    print(f"   (a bare Python process: {base / 1e6:.0f} MB)")
+    bare = run([sys.executable, "-c", "pass"], work)[2]
+    print(f"   (a bare Python process: {bare / 1e6:.0f} MB)")
     who = [("", pb, {})]
     if base:
         who.append(("base ", pb, {"PYTHONPATH": base}))
