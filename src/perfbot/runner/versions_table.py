@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from perfbot.engine import Context
 from perfbot.fix import Edit, Fix, replacement
 from perfbot.model import Table
+from perfbot.parse import canonical_sentence
 from perfbot.source import Source
 from perfbot.spec.versions import (
     Version,
@@ -41,8 +42,6 @@ if TYPE_CHECKING:
     from perfbot.runner.refresh import RowRefresh
 
 __all__ = ["TableProposal", "move_to_version", "propose_tables", "sentence_for"]
-
-REQUIREMENT_COLUMNS = ("mindspore", "ascend driver", "firmware", "cann toolkit/kernel")
 
 
 @dataclass
@@ -96,8 +95,7 @@ def move_to_version(source: Source, table: Table, row_raw: str, rr: RowRefresh) 
 
 def sentence_for(table: Table, version: str, pynative: bool) -> str:
     device = (table.sentence.device if table.sentence else None) or "910*"
-    mode = "pynative" if pynative else "graph"
-    return f"Experiments are tested on ascend {device} with mindspore {version} {mode} mode."
+    return canonical_sentence(device, version, "pynative" if pynative else "graph")
 
 
 def _section_key(t: Table) -> tuple[int, ...]:
