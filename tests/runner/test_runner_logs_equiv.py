@@ -110,19 +110,27 @@ single = st.one_of(
 )
 
 
+good = st.sampled_from(["150.3", "0.5", "7", "1412.25", "35.125", "2e-3", "0"])
+
+
 @st.composite
 def run(draw) -> list[str]:
-    """Consecutive well-formed step lines of one format (the block-at-once paths)."""
+    """Consecutive well-formed step lines of one format (the block-at-once paths), now and then
+    with one odd number or a step that goes back."""
     fmt = draw(st.sampled_from(["mindone", "mindcv", "mindyolo", "mindocr", "audio", "tm"]))
-    n = draw(st.integers(1, 7))  # steps per epoch
+    n = draw(st.integers(1, 9))  # steps per epoch
     every = draw(st.integers(1, 3))
     first = draw(st.integers(1, 3))
-    count = draw(st.integers(1, 40))
-    t = draw(num)
+    count = draw(st.integers(1, 150))
+    base = float(draw(good))
+    odd = draw(st.one_of(st.none(), st.tuples(st.integers(0, 150), num)))
     out = []
     for k in range(count):
         g = first + k * every
         e, s = (g - 1) // n + 1, (g - 1) % n + 1
+        t = odd[1] if odd and odd[0] == k else f"{base + (k * 7 % 11) / 8:.3f}"
+        if odd and odd[0] == k + 1:
+            e = max(1, e - 1)
         if fmt == "mindone":
             out.append(mindone(e, s, g, t, k % 2))
         elif fmt == "mindcv":
@@ -130,6 +138,8 @@ def run(draw) -> list[str]:
         elif fmt == "mindyolo":
             out.append(yolo_loss(e, n, s))
             out.append(yolo_step(e, n, s, t))
+            if s == n and draw(st.booleans()):
+                out.append(f"Epoch {e}/9, epoch time: {t} min.")
         elif fmt == "mindocr":
             out.append(ocr_step(e, n, s, t))
             if s == n and draw(st.booleans()):
@@ -240,7 +250,7 @@ def compare(text: str, sizes, fmts=("auto", *FORMATS)) -> None:
 
 
 sizes = st.tuples(
-    st.sampled_from([1, 7, 64, 1000, 1 << 20]),  # BLOCK
+    st.sampled_from([1, 7, 64, 300, 1000, 4096, 1 << 20]),  # BLOCK
     st.sampled_from([1, 50, 1 << 20]),  # DETECT_PREFIX
     st.sampled_from([40, 200, 64 * 1024]),  # MAX_LINE
     st.sampled_from([3, 50, 1_000_000]),  # MAX_SAMPLES
