@@ -312,13 +312,22 @@ def _windows(
     secs = _floats(ts)
     if secs is None:
         return None
-    ns = list(map(int, ns_))
-    if min(ns) < 1:
-        return None
-    epochs = list(map(int, es))
-    if min(epochs) < 1:  # an epoch before the first: a negative start
-        return None
-    starts = list(map(sub, map(mul, epochs, ns), ns))  # (e - 1) * n
+    one_n = set(ns_)
+    if len(one_n) == 1:  # one number of steps per epoch: each epoch's start converted once
+        n = int(one_n.pop())
+        ns = [n] * len(ns_)
+        first = {e: (int(e) - 1) * n for e in set(es)}
+        if n < 1 or min(first.values()) < 0:  # an epoch before the first: a negative start
+            return None
+        starts = list(map(first.__getitem__, es))
+    else:
+        ns = list(map(int, ns_))
+        if min(ns) < 1:
+            return None
+        epochs = list(map(int, es))
+        if min(epochs) < 1:  # an epoch before the first: a negative start
+            return None
+        starts = list(map(sub, map(mul, epochs, ns), ns))  # (e - 1) * n
     globs = list(map(add, starts, map(int, ss)))
     spans = _spans(steps, globs, starts if resets else None)
     if spans is None:
