@@ -856,7 +856,9 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
     after_eval = False
     train = dropped = 0
     for block in _as_blocks(lines):
-        if "Eval " not in block and not after_eval:  # Model.train: every line is training
+        # an evaluation line is "Eval " right before a match (a longer needle is found faster)
+        evals = "Eval epoch time: " in block
+        if not evals and not after_eval:  # Model.train: every line is training
             found = _TM_RE.findall(block)
             if not found:
                 continue
@@ -871,7 +873,7 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
                     glob, train = globs[-1], train + len(ns)
                     out.cap()
                     continue
-        if "Eval " in block or after_eval:
+        if evals or after_eval:
             matches = [
                 ("E" if block.startswith("Eval ", m.start() - 5) else "", *m.groups())
                 for m in _TM_RE.finditer(block)
@@ -1125,10 +1127,10 @@ class _Scan:
 
     def __iter__(self) -> Iterator[str]:
         for block in self.pieces:
-            if "Start worker process" in block:
+            if "Start worker process with rank id:" in block:  # the longer, the faster
                 for m in _MSRUN_RE.finditer(block):
                     self.ranks = max(self.ranks, int(m.group(1)) + 1)
-            if self.pynative is None and "PYNATIVE(1)" in block:
+            if self.pynative is None and "MindSpore mode[GRAPH(0)/PYNATIVE(1)]:" in block:
                 m = _MODE_RE.search(block)
                 if m:
                     self.pynative = m.group(1) == "1"
