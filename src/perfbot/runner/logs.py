@@ -262,8 +262,9 @@ class _Steps:
 # line; any other block goes through the line-by-line code, which handles every special case.
 
 
-def _floats(strings: Iterable[str]) -> list[float] | None:
-    """Finite, non-negative floats of regex-matched digit strings; None if any is not."""
+def _floats(strings: Iterable[str], *, positive: bool = False) -> list[float] | None:
+    """Finite, non-negative (with `positive`, positive) floats of regex-matched digit strings;
+    None if any is not."""
     try:
         values = list(map(float, strings))
     except ValueError:  # "1.2.3"
@@ -271,9 +272,10 @@ def _floats(strings: Iterable[str]) -> list[float] | None:
     if not values:
         return None
     total = sum(values)  # inf or nan if any value is (or if the sum overflows: the slow path)
-    if total - total != 0.0 or min(values) < 0.0:
-        return None  # inf, nan or negative
-    return values
+    if total - total != 0.0:
+        return None  # inf or nan
+    low = min(values)
+    return None if low < 0.0 or (positive and low == 0.0) else values
 
 
 def _spans(steps: _Steps, globs: list[int], starts: list[int] | None = None) -> list[int] | None:
@@ -863,9 +865,9 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
             if not found:
                 continue
             xs, ys = _transpose(found)
-            ex, ey = _floats(xs), _floats(ys)
-            if ex and ey and min(ex) > 0 and min(ey) > 0:
-                ns = list(map(round, map(truediv, ex, ey)))
+            ex, ey = _floats(xs, positive=True), _floats(ys, positive=True)
+            if ex and ey:
+                ns = list(map(float.__round__, map(truediv, ex, ey)))  # round(), without lookup
                 if min(ns) >= 1:
                     globs = list(islice(accumulate(ns, initial=glob), 1, None))
                     secs = map(truediv, map(truediv, ex, ns), repeat(1000.0))
