@@ -260,6 +260,11 @@ sizes = st.tuples(
 @SETTINGS
 @given(text=log(), sizes=sizes)
 @example(text="Train epoch time: 10 ms, per step time: 1 ms\n" * 3, sizes=(7, 1, 200, 3))
+@example(  # mindyolo: steps per epoch comes from each run of step lines (a run ends with a block)
+    text="Epoch 1/9, Step 1/4, step time: 5 ms\nEpoch 1/9, Step 2/0, step time: 5 ms\n"
+    "Epoch 1/9, epoch time: 1 min.\n",
+    sizes=(1, 1, 200, 3),
+)
 def test_every_format_reads_as_main_read_it(text, sizes):
     compare(text, sizes)
 

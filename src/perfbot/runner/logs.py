@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, islice, repeat
-from operator import add, itemgetter, mul, sub, truediv
+from operator import add, eq, itemgetter, mul, sub, truediv
 from typing import IO, Literal, NamedTuple
 
 __all__ = [
@@ -624,7 +624,7 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
         if found and (w := _windows(steps, _transpose(found), resets=False)):
             globs, spans, totals, ns = w
             # a line covering a whole epoch (sink mode) is an epoch sample: line by line
-            if not any(map(int.__eq__, spans, ns)):
+            if not any(map(eq, spans, ns)):
                 _extend(out, globs, map(truediv, totals, spans), spans, "step")
                 steps.prev = globs[-1]
                 out.cap()
@@ -726,13 +726,14 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
     steps since that epoch began, even when steps per epoch is not a multiple of log_interval.
 
     Lines without `epoch time: ` are read with the step pattern alone; the few that have it with
-    the full one. Steps per epoch is the last step line's before each epoch line (`run_n`).
+    the full one. Steps per epoch is taken from the last step line of each run of step lines (a
+    run ends at an epoch line or with its block; `run_n`), unless that says 0.
     """
     info = info or ParseInfo()
     out = _Out(info)
     steps = _Steps(info)
     per_epoch: int | None = None
-    run_n: str | None = None  # steps per epoch of the last step line since the last epoch line
+    run_n: str | None = None  # steps per epoch of the last step line of the current run
     for block in _as_blocks(lines):
         for rare, piece in _around(block, "epoch time: "):
             if not rare:
@@ -762,6 +763,9 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
                     continue
                 sample = (int(e) * per_epoch, minutes * 60.0 / per_epoch, per_epoch, "epoch")
                 out.append(_new(StepSample, sample))
+        if run_n is not None:  # a run of step matches ends with its block
+            per_epoch = int(run_n) or per_epoch
+            run_n = None
         out.cap()
     return out
 
