@@ -462,11 +462,10 @@ class _Rows:
 _EXACT = 2**53  # integers below this are exact floats: int(s) == int(float(s))
 
 
-def _row_keys(cells: Iterable[str]) -> list[int] | None:
+def _row_keys(cells: tuple[str, ...]) -> list[int] | None:
     """`int(float(cell))` of every cell (a step or epoch number, "12" or "12.0"), None if one
     does not convert: `int(cell)` first (one conversion), which gives the same numbers whenever
     it succeeds and they are below 2**53."""
-    cells = list(cells)
     try:
         keys = list(map(int, cells))
         if max(keys) < _EXACT and min(keys) > -_EXACT:
