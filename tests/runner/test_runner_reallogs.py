@@ -398,7 +398,7 @@ def test_a_log_streamed_from_a_generator_peaks_far_below_its_size():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert len(read.samples) == 4000
-    assert peak < size / 8  # a block or two and the samples, never the text
+    assert peak < size / 20  # a block or two and the samples, never the text (1.7 %)
 
 
 def test_a_parse_does_not_run_the_cyclic_collector_over_its_samples():
