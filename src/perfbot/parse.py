@@ -13,8 +13,11 @@ This module records positions and structure only; it makes no judgement about th
 from __future__ import annotations
 
 import re
+import re._constants as _c
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+from re._parser import parse as _sre_parse
+from typing import Any
 
 import mistune
 from mistune.block_parser import BlockParser
@@ -53,19 +56,132 @@ class _SpanState(BlockState):
             tok["_span"] = (self.cursor, self.cursor + len(text))
 
 
+def _starts_at_line(items: Any) -> bool:
+    """Whether every match of the parsed pattern ``items`` starts where ``^`` holds.
+
+    Conservative: True only when the first thing the pattern does is ``^``/``\\A`` (possibly
+    inside groups, every branch of an alternation, or a repeat taken at least once).
+    """
+    items = list(items)
+    if not items:
+        return False
+    op, av = items[0]
+    if op is _c.AT:
+        return av in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING)
+    if op is _c.SUBPATTERN:
+        return _starts_at_line(av[-1])
+    if op is _c.ATOMIC_GROUP:
+        return _starts_at_line(av)
+    if op is _c.BRANCH:
+        return all(_starts_at_line(b) for b in av[1])
+    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+        return av[0] >= 1 and _starts_at_line(av[2])
+    return False
+
+
+_ANCHORED: dict[re.Pattern[str], bool] = {}
+
+
+def line_anchored(sc: re.Pattern[str]) -> bool:
+    """Whether ``sc`` can only match at a line start (offset 0 or right after a ``\\n``), read
+    from the compiled pattern itself: then ``sc.search(s, pos)`` is the first of ``sc.match(s,
+    p)`` over the line starts ``p >= pos`` (``^`` never holds elsewhere, and ``search`` returns
+    the leftmost match, with the same alternative ``match`` picks there)."""
+    ok = _ANCHORED.get(sc)
+    if ok is None:
+        try:
+            ok = _starts_at_line(_sre_parse(sc.pattern, sc.flags))
+        except Exception:  # an unparsable pattern: keep mistune's own search
+            ok = False
+        _ANCHORED[sc] = ok
+    return ok
+
+
+def search_lines(sc: re.Pattern[str], src: str, pos: int) -> re.Match[str] | None:
+    """``sc.search(src, pos)`` for a :func:`line_anchored` ``sc``: ``sc.match`` at each line start
+    from ``pos`` on (Python's ``search`` tries every alternative at every character)."""
+    if pos and src[pos - 1] != "\n":
+        pos = src.find("\n", pos) + 1
+        if not pos:
+            return None
+    n = len(src)
+    match = sc.match
+    find = src.find
+    while True:
+        m = match(src, pos)
+        if m is not None:
+            return m
+        pos = find("\n", pos) + 1
+        if not pos or pos > n:
+            return None
+
+
 class _SpanParser(BlockParser):
-    """BlockParser hook: every token a rule appends gets ``_span`` = (start, end) offsets."""
+    """BlockParser hook: every token a rule appends gets ``_span`` = (start, end) offsets.
+
+    :meth:`parse` is mistune 3.4's ``BlockParser.parse`` loop, made faster without changing a
+    token (``tests/test_parse_differential.py`` holds it to the stock loop): the search for the
+    next block looks at line starts only (when :func:`line_anchored` proves that is where every
+    rule starts), and a line that does not start with a space or a tab is not tried as indented
+    code (``_is_indent_code_line`` needs one there).
+    """
 
     state_cls = _SpanState
 
     def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:
-        n = len(state.tokens)
+        tokens = state.tokens
+        n = len(tokens)
         start = m.start()
-        end = super().parse_method(m, state)
-        stop = end if end else state.find_line_end_at(start)
-        for tok in state.tokens[n:]:
-            tok.setdefault("_span", (start, stop))
+        end = self._methods[m.lastgroup](m, state)  # type: ignore[index]
+        if len(tokens) > n:
+            stop = end if end else state.find_line_end_at(start)
+            for tok in tokens[n:]:
+                if "_span" not in tok:
+                    tok["_span"] = (start, stop)
         return end
+
+    def parse(self, state: BlockState, rules: list[str] | None = None) -> None:
+        if rules is None:
+            rules = self.rules
+        sc = self.compile_sc(rules)
+        search = search_lines if line_anchored(sc) else None
+        src = state.src
+        cursor_max = state.cursor_max
+        indent = "indent_code" in rules
+        match = sc.match
+        while state.cursor < cursor_max:
+            cursor = state.cursor
+            if indent and src[cursor] in " \t":
+                end_pos = self._parse_indent_code_fast(state)
+                if end_pos is not None:
+                    state.cursor = end_pos
+                    continue
+
+            m = match(src, cursor)
+            if not m and self._parse_plain_paragraph(state, sc):
+                continue
+
+            if not m:
+                m = search(sc, src, cursor) if search else sc.search(src, cursor)
+            if not m:
+                break
+
+            end_pos = m.start()
+            if end_pos > cursor:
+                state.add_paragraph(src[cursor:end_pos])
+                state.cursor = end_pos
+
+            end_pos2 = self.parse_method(m, state)
+            if end_pos2:
+                state.cursor = end_pos2
+            else:
+                end_pos3 = state.find_line_end()
+                state.add_paragraph(state.get_text(end_pos3))
+                state.cursor = end_pos3
+
+        if state.cursor < cursor_max:
+            state.add_paragraph(src[state.cursor :])
+            state.cursor = cursor_max
 
 
 def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -> int | None:
