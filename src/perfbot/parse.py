@@ -116,6 +116,12 @@ def search_lines(sc: re.Pattern[str], src: str, pos: int) -> re.Match[str] | Non
             return None
 
 
+# The loop in :meth:`_SpanParser.parse` is mistune's ``BlockParser.parse`` of these versions (the
+# lock pins one); with any other the stock loop runs, slower and the same.
+_FAST_LOOP_VERSIONS = ("3.4.0",)
+_FAST_LOOP = getattr(mistune, "__version__", "") in _FAST_LOOP_VERSIONS
+
+
 class _SpanParser(BlockParser):
     """BlockParser hook: every token a rule appends gets ``_span`` = (start, end) offsets.
 
@@ -141,6 +147,8 @@ class _SpanParser(BlockParser):
         return end
 
     def parse(self, state: BlockState, rules: list[str] | None = None) -> None:
+        if not _FAST_LOOP:
+            return super().parse(state, rules)
         if rules is None:
             rules = self.rules
         sc = self.compile_sc(rules)
@@ -485,6 +493,7 @@ class _Builder:
         self.doc = Document(path=src.path)
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
         self.paths: list[tuple[Heading, ...]] = [()]  # section_at(n), for n = 0, 1, ...
+        self.unwrapping: set[tuple[int, int]] = set()  # HTML blocks being unwrapped
 
     def may_hold_sentence(self, a: int, b: int) -> bool:
         if self.lower is None:
@@ -533,6 +542,10 @@ class _Builder:
                 self.doc.sentences.append(s)
 
     def html_block(self, a: int, b: int) -> None:
+        if (a, b) in self.unwrapping:
+            # the blanked inner text gave this same block again (``<?php`` to the end, say):
+            # unwrapping it again would recurse forever; it was read once already
+            return
         raw = self.text[a:b]
         if raw.lstrip().startswith("<!--"):
             return  # a comment: nothing in it is published
@@ -560,7 +573,9 @@ class _Builder:
         inner = "".join(
             (" " * len(ln) if w else ln) + "\n" for ln, w in zip(lines, wrappers, strict=True)
         )
+        self.unwrapping.add((a, b))
         self.walk(block_tokens(inner), base=a, in_html=True)
+        self.unwrapping.discard((a, b))
 
     def section_at(self, n_headings: int) -> tuple[Heading, ...]:
         """The heading path after the first ``n_headings`` headings. Memoised (headings are only
