@@ -16,6 +16,7 @@ import re
 import re._constants as _c
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+from itertools import accumulate
 from re._parser import parse as _sre_parse
 from typing import Any
 
@@ -122,6 +123,9 @@ _FAST_LOOP_VERSIONS = ("3.4.0",)
 _FAST_LOOP = getattr(mistune, "__version__", "") in _FAST_LOOP_VERSIONS
 
 
+_STOCK_BLANK_LINE = BlockParser.parse_blank_line
+
+
 class _SpanParser(BlockParser):
     """BlockParser hook: every token a rule appends gets ``_span`` = (start, end) offsets.
 
@@ -157,6 +161,7 @@ class _SpanParser(BlockParser):
         cursor_max = state.cursor_max
         indent = "indent_code" in rules
         match = sc.match
+        blank = getattr(self._methods.get("blank_line"), "__func__", None) is _STOCK_BLANK_LINE
         while state.cursor < cursor_max:
             cursor = state.cursor
             if indent and src[cursor] in " \t":
@@ -179,7 +184,18 @@ class _SpanParser(BlockParser):
                 state.add_paragraph(src[cursor:end_pos])
                 state.cursor = end_pos
 
-            end_pos2 = self.parse_method(m, state)
+            if blank and m.lastgroup == "blank_line":
+                # mistune's parse_blank_line and the span hook, inlined (the commonest token)
+                end_pos2 = m.end()
+                tok = (
+                    {"type": "blank_line", "newlines": m.group(0).count("\n")}
+                    if state.cursor == 0
+                    else {"type": "blank_line"}
+                )
+                tok["_span"] = (state.cursor, end_pos2)
+                state.append_token(tok)
+            else:
+                end_pos2 = self.parse_method(m, state)
             if end_pos2:
                 state.cursor = end_pos2
             else:
@@ -239,18 +255,26 @@ _PIPE_OR_ESCAPE = re.compile(r"\\.|\|")
 
 def segments(line: str) -> list[tuple[int, int]]:
     """Column bounds of each cell's raw text (padding included) between the pipes of a line."""
-    body = line.lstrip(" \t")
-    i = len(line) - len(body)
-    if body.startswith("|"):
+    n = len(line)
+    i = n - len(line.lstrip(" \t"))
+    if line.startswith("|", i):
         i += 1
     bounds: list[tuple[int, int]] = []
     seg = i
-    for m in _PIPE_OR_ESCAPE.finditer(line, i):
-        if m.group() == "|":
-            bounds.append((seg, m.start()))
-            seg = m.end()
-    if line[seg:].strip() or not bounds:
-        bounds.append((seg, len(line)))
+    if "\\" in line:  # ``\x`` escapes the character after it (a pipe does not split there)
+        for m in _PIPE_OR_ESCAPE.finditer(line, i):
+            if m.group() == "|":
+                bounds.append((seg, m.start()))
+                seg = m.end()
+    else:
+        find = line.find
+        p = find("|", i)
+        while p >= 0:
+            bounds.append((seg, p))
+            seg = p + 1
+            p = find("|", seg)
+    if not bounds or line[seg:].strip():
+        bounds.append((seg, n))
     return bounds
 
 
@@ -261,7 +285,7 @@ def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
         raw = line[a:b]
         text = raw.strip()
         if text:
-            s = a + (len(raw) - len(raw.lstrip()))
+            s = a + raw.find(text)  # after the leading blanks (``text`` starts with no blank)
             cells.append(Cell(text, lineno, s, s + len(text)))
         else:
             mid = a + 1 if b > a else a
@@ -477,6 +501,10 @@ def _heading_text(tok: dict) -> str:
     return text.replace("**", "").replace("`", "").strip()
 
 
+_WALKED = frozenset(("paragraph", "heading", "pipe_table", "block_html"))
+_SENTENCE_WORDS_LOWER = re.compile("|".join(map(re.escape, _SENTENCE_WORDS)))
+
+
 class _Builder:
     def __init__(self, src: Source, spec: Spec):
         self.src = src
@@ -485,11 +513,8 @@ class _Builder:
         lower = self.text.lower()
         # for cheap substring looks; a few characters change length when lower-cased
         self.lower = lower if len(lower) == len(self.text) else None
-        self.starts = [0]
-        pos = 0
-        for ln in src.lines:
-            pos += len(ln) + 1
-            self.starts.append(pos)
+        # the offset of each line's start (and one past the end)
+        self.starts = list(accumulate([n + 1 for n in map(len, src.lines)], initial=0))
         self.doc = Document(path=src.path)
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
         self.paths: list[tuple[Heading, ...]] = [()]  # section_at(n), for n = 0, 1, ...
@@ -498,8 +523,8 @@ class _Builder:
     def may_hold_sentence(self, a: int, b: int) -> bool:
         if self.lower is None:
             return _SENTENCE_QUICK.search(self.text, a, b) is not None
-        chunk = self.lower[a:b]
-        return any(w in chunk for w in _SENTENCE_WORDS)
+        # one of _SENTENCE_WORDS in lower[a:b] (one pass, no slice)
+        return _SENTENCE_WORDS_LOWER.search(self.lower, a, b) is not None
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
@@ -510,22 +535,26 @@ class _Builder:
         return self.doc
 
     def walk(self, tokens: list[dict], base: int, in_html: bool) -> None:
+        headings = self.doc.headings
         for tok in tokens:
+            t = tok["type"]
+            if t not in _WALKED:
+                continue  # blank lines, code, quotes, breaks: nothing of theirs is read
             span = tok.get("_span")
             if span is None:
                 continue
             a, b = span[0] + base, span[1] + base
-            t = tok["type"]
-            if t == "heading":
+            if t == "paragraph":
+                self.sentences_in(a, b)
+            elif t == "heading":
                 level = tok.get("attrs", {}).get("level", 1)
-                self.doc.headings.append(Heading(level, _heading_text(tok), self.line_of(a)))
+                headings.append(Heading(level, _heading_text(tok), self.line_of(a)))
             elif t == "pipe_table":
                 raw: _RawTable = tok["_raw"]
-                shifted = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
-                self.raw_tables.append((shifted, len(self.doc.headings), in_html))
-            elif t == "paragraph":
-                self.sentences_in(a, b)
-            elif t == "block_html":
+                if base:
+                    raw = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
+                self.raw_tables.append((raw, len(headings), in_html))
+            else:
                 self.html_block(a, b)
 
     def sentences_in(self, a: int, b: int, only: set[int] | None = None) -> None:
@@ -591,9 +620,13 @@ class _Builder:
         return paths[n_headings]
 
     def finish_tables(self) -> None:
+        starts, src_lines = self.starts, self.src.lines
         for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
-            lines = [self.line_of(o) for o in raw.rows]
-            rows = [Row(ln, self.src.line(ln), split_cells(self.src.line(ln), ln)) for ln in lines]
+            rows = []
+            for o in raw.rows:
+                ln = bisect_right(starts, o)
+                line = src_lines[ln - 1]
+                rows.append(Row(ln, line, split_cells(line, ln)))
             header, delim, body = rows[0], rows[1], tuple(rows[2:])
             section = self.section_at(nh)
             kind = self.classify_texts([c.value for c in header.cells])
@@ -665,7 +698,7 @@ class _Builder:
             t = replace(t, sentence=chosen, index=len(out))
             out.append(t)
             prev_end = t.end_line
-        self.doc.tables = [replace(t, index=i) for i, t in enumerate(out)]
+        self.doc.tables = [t if t.index == i else replace(t, index=i) for i, t in enumerate(out)]
 
 
 def parse_document(src: Source, spec: Spec | None = None) -> Document:
