@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from mistune.block_parser import BlockParser
 
-from perfbot import parse
+from perfbot import blockscan, parse
 from perfbot.model import Cell
 from perfbot.source import Source
 
@@ -311,7 +311,7 @@ def test_the_fast_loop_runs_on_the_locked_mistune() -> None:
 def test_every_rule_set_of_the_parser_is_line_anchored() -> None:
     block = parse._MD.block
     for rules in (None, block.block_quote_rules, ["thematic_break", "list"]):
-        assert parse.line_anchored(block.compile_sc(rules)), rules
+        assert blockscan.line_anchored(block.compile_sc(rules)), rules
 
 
 @pytest.mark.parametrize(
@@ -330,7 +330,7 @@ def test_every_rule_set_of_the_parser_is_line_anchored() -> None:
     ],
 )
 def test_line_anchored_reads_the_pattern(pattern: str, anchored: bool) -> None:
-    assert parse.line_anchored(re.compile(pattern, re.M)) is anchored
+    assert blockscan.line_anchored(re.compile(pattern, re.M)) is anchored
 
 
 @SETTINGS
@@ -342,7 +342,7 @@ def test_line_anchored_reads_the_pattern(pattern: str, anchored: bool) -> None:
 def test_search_lines_is_search(text: str, pos: int, pattern: str) -> None:
     sc = re.compile(pattern, re.M)
     pos = min(pos, len(text))
-    got, want = parse.search_lines(sc, text, pos), sc.search(text, pos)
+    got, want = blockscan.search_lines(sc, text, pos), sc.search(text, pos)
     assert (got and (got.span(), got.lastgroup)) == (want and (want.span(), want.lastgroup))
 
 
@@ -372,3 +372,72 @@ def test_the_next_block_is_found_at_line_starts_not_by_a_character_scan() -> Non
     assert got == tokens(_REF, text)
     assert [t["type"] for t in got] == ["paragraph", "pipe_table"]
     assert counting.searches == 0
+
+
+# --- blockscan: the first character of a rule, and the matcher built on it ------------------------
+
+RULE_SETS = [
+    None,  # the parser's own rules (pipe tables, no lists)
+    parse._MD.block.block_quote_rules,  # mistune's defaults, lists included
+    ["blank_line", "indent_code", "fenced_code"],
+    ["thematic_break", "list"],
+]
+SCAN_TEXT = st.text(alphabet="ab|-=#>*_`~[]<!:1. \t\n\\\x0b\u00a0中", max_size=40)
+
+
+@SETTINGS
+@given(SCAN_TEXT, st.sampled_from(range(len(RULE_SETS))))
+def test_rule_matcher_matches_like_the_rule_pattern(text: str, which: int) -> None:
+    block = parse._MD.block
+    rules = RULE_SETS[which]
+    sc = block.compile_sc(rules)
+    matcher = blockscan.RuleMatcher(sc, rules or block.rules, block.specification)
+    for pos in range(len(text) + 1):
+        got, want = matcher.match(text, pos), sc.match(text, pos)
+        assert (got is None) == (want is None), pos
+        if got and want:
+            assert (got.span(), got.lastgroup) == (want.span(), want.lastgroup)
+            # the same groups hold text; the groups of rules not tried are absent, not None
+            # (mistune's rule methods read the groups of their own rule, always tried)
+            assert nonempty(got) == nonempty(want)
+
+
+def nonempty(m: re.Match[str]) -> dict[str, str]:
+    return {k: v for k, v in m.groupdict().items() if v is not None}
+
+
+PATTERNS = [
+    r"^ {0,3}#+", r"(?:ab|c)?d", r"[^\n|]*\|", r"(?i)t", r"(?i:x)y", r"\s*-", r"x*?y", r"(?=a)b",
+    r"[a-c]{2,}", r".", r"(a)\1", r"(?:)", r"[\w]", r"(?>a|b)c", r"\Ad|e$", r"[^\n]+|\n",
+]  # fmt: skip
+
+
+@SETTINGS
+@given(st.sampled_from(PATTERNS), st.text(alphabet="abcdexyT|#- \n\t", max_size=12))
+def test_first_chars_holds_every_match_start(pattern: str, text: str) -> None:
+    first = blockscan.first_chars(pattern, re.M)
+    sc = re.compile(pattern, re.M)
+    for pos in range(len(text) + 1):
+        m = sc.match(text, pos)
+        if m is None:
+            continue
+        if m.end() == pos:
+            assert first[1], (pattern, "matched empty")
+        if pos < len(text):  # what RuleMatcher asks: may it match at a line starting so?
+            assert blockscan._may_start(first, text[pos]), (pattern, text[pos])
+
+
+def test_first_chars_of_mistune_rules() -> None:
+    spec = parse._MD.block.specification
+    assert blockscan.first_chars(spec["atx_heading"], re.M) == ((False, frozenset(" #")), False)
+    assert blockscan.first_chars(spec["pipe_table"], re.M) == ((True, frozenset("\n")), False)
+    assert blockscan.first_chars(r"(?i)a") == ((True, frozenset()), False)  # case folding: all
+    matcher = blockscan.RuleMatcher(parse._MD.block.compile_sc(), parse._MD.block.rules, spec)
+    blank = matcher.for_char("\n")
+    assert blank is not None and blank.groupindex.keys() == {"blank_line"}  # one rule tried
+    only_tables = matcher.for_char("中")
+    assert only_tables is not None and only_tables.groupindex.keys() == {
+        "pipe_table",
+        "pt_head",
+        "pt_delim",
+    }

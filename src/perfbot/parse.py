@@ -13,17 +13,15 @@ This module records positions and structure only; it makes no judgement about th
 from __future__ import annotations
 
 import re
-import re._constants as _c
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
 from itertools import accumulate
-from re._parser import parse as _sre_parse
-from typing import Any
 
 import mistune
 from mistune.block_parser import BlockParser
 from mistune.core import BlockState
 
+from .blockscan import RuleMatcher, line_anchored, search_lines
 from .model import Cell, Document, Heading, HtmlTable, Row, Sentence, Table, TableKind
 from .source import Source
 from .spec import Spec, builtin_spec
@@ -57,66 +55,6 @@ class _SpanState(BlockState):
             tok["_span"] = (self.cursor, self.cursor + len(text))
 
 
-def _starts_at_line(items: Any) -> bool:
-    """Whether every match of the parsed pattern ``items`` starts where ``^`` holds.
-
-    Conservative: True only when the first thing the pattern does is ``^``/``\\A`` (possibly
-    inside groups, every branch of an alternation, or a repeat taken at least once).
-    """
-    items = list(items)
-    if not items:
-        return False
-    op, av = items[0]
-    if op is _c.AT:
-        return av in (_c.AT_BEGINNING, _c.AT_BEGINNING_STRING)
-    if op is _c.SUBPATTERN:
-        return _starts_at_line(av[-1])
-    if op is _c.ATOMIC_GROUP:
-        return _starts_at_line(av)
-    if op is _c.BRANCH:
-        return all(_starts_at_line(b) for b in av[1])
-    if op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
-        return av[0] >= 1 and _starts_at_line(av[2])
-    return False
-
-
-_ANCHORED: dict[re.Pattern[str], bool] = {}
-
-
-def line_anchored(sc: re.Pattern[str]) -> bool:
-    """Whether ``sc`` can only match at a line start (offset 0 or right after a ``\\n``), read
-    from the compiled pattern itself: then ``sc.search(s, pos)`` is the first of ``sc.match(s,
-    p)`` over the line starts ``p >= pos`` (``^`` never holds elsewhere, and ``search`` returns
-    the leftmost match, with the same alternative ``match`` picks there)."""
-    ok = _ANCHORED.get(sc)
-    if ok is None:
-        try:
-            ok = _starts_at_line(_sre_parse(sc.pattern, sc.flags))
-        except Exception:  # an unparsable pattern: keep mistune's own search
-            ok = False
-        _ANCHORED[sc] = ok
-    return ok
-
-
-def search_lines(sc: re.Pattern[str], src: str, pos: int) -> re.Match[str] | None:
-    """``sc.search(src, pos)`` for a :func:`line_anchored` ``sc``: ``sc.match`` at each line start
-    from ``pos`` on (Python's ``search`` tries every alternative at every character)."""
-    if pos and src[pos - 1] != "\n":
-        pos = src.find("\n", pos) + 1
-        if not pos:
-            return None
-    n = len(src)
-    match = sc.match
-    find = src.find
-    while True:
-        m = match(src, pos)
-        if m is not None:
-            return m
-        pos = find("\n", pos) + 1
-        if not pos or pos > n:
-            return None
-
-
 # The loop in :meth:`_SpanParser.parse` is mistune's ``BlockParser.parse`` of these versions (the
 # lock pins one); with any other the stock loop runs, slower and the same.
 _FAST_LOOP_VERSIONS = ("3.4.0",)
@@ -124,6 +62,7 @@ _FAST_LOOP = getattr(mistune, "__version__", "") in _FAST_LOOP_VERSIONS
 
 
 _STOCK_BLANK_LINE = BlockParser.parse_blank_line
+_MATCHERS: dict[re.Pattern[str], RuleMatcher] = {}  # per rule pattern (mistune caches those)
 
 
 class _SpanParser(BlockParser):
@@ -156,11 +95,14 @@ class _SpanParser(BlockParser):
         if rules is None:
             rules = self.rules
         sc = self.compile_sc(rules)
+        matcher = _MATCHERS.get(sc)
+        if matcher is None:
+            matcher = _MATCHERS[sc] = RuleMatcher(sc, rules, self.specification)
         search = search_lines if line_anchored(sc) else None
         src = state.src
         cursor_max = state.cursor_max
         indent = "indent_code" in rules
-        match = sc.match
+        match = matcher.match
         blank = getattr(self._methods.get("blank_line"), "__func__", None) is _STOCK_BLANK_LINE
         while state.cursor < cursor_max:
             cursor = state.cursor
@@ -171,11 +113,11 @@ class _SpanParser(BlockParser):
                     continue
 
             m = match(src, cursor)
-            if not m and self._parse_plain_paragraph(state, sc):
+            if not m and self._parse_plain_paragraph(state, matcher):  # type: ignore[arg-type]
                 continue
 
             if not m:
-                m = search(sc, src, cursor) if search else sc.search(src, cursor)
+                m = search(matcher, src, cursor) if search else sc.search(src, cursor)
             if not m:
                 break
 
