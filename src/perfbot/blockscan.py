@@ -180,7 +180,7 @@ class RuleMatcher:
     differ, and the groups of rules not tried are absent rather than None: mistune's rule
     methods read the groups of their own rule, by name, and ``group(0)``). Patterns are built
     per character on first use and shared by characters with the same rules; past
-    ``MAX_CHARS`` characters, the full pattern is used.
+    ``MAX_CHARS`` distinct characters, a new one's rules are worked out at each use.
     """
 
     MAX_CHARS = 4096
