@@ -222,15 +222,28 @@ def segments(line: str) -> list[tuple[int, int]]:
 
 def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
     """Cells of one table line with their columns; ``\\|`` does not split."""
+    if "\\" in line:
+        raws = [(a, line[a:b]) for a, b in segments(line)]
+    else:  # what segments() cuts, by str.split: each piece starts after the previous pipe
+        i = len(line) - len(line.lstrip(" \t"))
+        if line.startswith("|", i):
+            i += 1
+        pieces = line[i:].split("|")
+        last = pieces.pop()
+        if last.strip() or not pieces:
+            pieces.append(last)
+        raws = []
+        for raw in pieces:
+            raws.append((i, raw))
+            i += len(raw) + 1
     cells = []
-    for a, b in segments(line):
-        raw = line[a:b]
+    for a, raw in raws:
         text = raw.strip()
         if text:
             s = a + raw.find(text)  # after the leading blanks (``text`` starts with no blank)
             cells.append(Cell(text, lineno, s, s + len(text)))
         else:
-            mid = a + 1 if b > a else a
+            mid = a + 1 if raw else a
             cells.append(Cell("", lineno, mid, mid))
     return tuple(cells)
 
