@@ -71,8 +71,10 @@ class _SpanParser(BlockParser):
     :meth:`parse` is mistune 3.4's ``BlockParser.parse`` loop, made faster without changing a
     token (``tests/test_parse_differential.py`` holds it to the stock loop): the search for the
     next block looks at line starts only (when :func:`line_anchored` proves that is where every
-    rule starts), and a line that does not start with a space or a tab is not tried as indented
-    code (``_is_indent_code_line`` needs one there).
+    rule starts); at a line only the rules that can start with its first character are tried
+    (:class:`~perfbot.blockscan.RuleMatcher`); a line that does not start with a space or a tab
+    is not tried as indented code (``_is_indent_code_line`` needs one there); and a blank line
+    is recorded in the loop, as ``parse_blank_line`` and :meth:`parse_method` would.
     """
 
     state_cls = _SpanState
