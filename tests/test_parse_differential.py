@@ -311,7 +311,14 @@ def test_the_fast_loop_runs_on_the_locked_mistune() -> None:
 def test_every_rule_set_of_the_parser_is_line_anchored() -> None:
     block = parse._MD.block
     for rules in (None, block.block_quote_rules, ["thematic_break", "list"]):
-        assert blockscan.line_anchored(block.compile_sc(rules)), rules
+        sc = block.compile_sc(rules)
+        assert blockscan.line_anchored(sc), rules
+        # the matcher reads it from each rule's own parse: the same answer
+        assert blockscan.RuleMatcher(sc, rules or block.rules, block.specification).anchored
+    not_anchored = {**block.specification, "odd": r"x^"}
+    sc = re.compile(f"(?P<atx_heading>{block.specification['atx_heading']})|(?P<odd>x^)", re.M)
+    assert not blockscan.line_anchored(sc)
+    assert not blockscan.RuleMatcher(sc, ["atx_heading", "odd"], not_anchored).anchored
 
 
 @pytest.mark.parametrize(

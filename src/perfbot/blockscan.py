@@ -156,14 +156,29 @@ def _first(items: Any, icase: bool) -> tuple[CharSet, bool]:
     return acc, True
 
 
+_RULE_INFO: dict[tuple[str, int], tuple[bool, tuple[CharSet, bool]]] = {}
+
+
+def rule_info(pattern: str, flags: int = 0) -> tuple[bool, tuple[CharSet, bool]]:
+    """(whether ``pattern`` starts with ``^``, :func:`first_chars`), from one parse, kept per
+    pattern (mistune's rules are a handful of fixed strings). Unparsable: (False, (all, True))."""
+    key = (pattern, flags)
+    info = _RULE_INFO.get(key)
+    if info is None:
+        try:
+            parsed = _sre_parse(pattern, flags)
+        except Exception:
+            info = (False, (_ALL, True))
+        else:
+            info = (_starts_at_line(parsed), _first(parsed, bool(parsed.state.flags & re.I)))
+        _RULE_INFO[key] = info
+    return info
+
+
 def first_chars(pattern: str, flags: int = 0) -> tuple[CharSet, bool]:
     """What a match of ``pattern`` can start with: (characters, whether it can match empty).
     Unparsable: (all, True)."""
-    try:
-        parsed = _sre_parse(pattern, flags)
-    except Exception:
-        return _ALL, True
-    return _first(parsed, bool(parsed.state.flags & re.I))
+    return rule_info(pattern, flags)[1]
 
 
 def _may_start(first: tuple[CharSet, bool], c: str) -> bool:
@@ -189,7 +204,11 @@ class RuleMatcher:
         self.sc = sc
         self.rules = list(rules)
         self.spec = {name: specification[name] for name in self.rules}
-        self.firsts = [first_chars(self.spec[name], sc.flags) for name in self.rules]
+        infos = [rule_info(self.spec[name], sc.flags) for name in self.rules]
+        self.firsts = [first for _, first in infos]
+        # ``sc`` is ``(?P<rule>...)|...``: it starts with ``^`` where every rule does (what
+        # line_anchored(sc) reads from the whole pattern, from the rules' parses kept here)
+        self.anchored = bool(infos) and all(anchored for anchored, _ in infos)
         self.by_rules: dict[tuple[str, ...], re.Pattern[str] | None] = {tuple(self.rules): sc}
         self.by_char: dict[str, re.Pattern[str] | None] = {}
         self.pattern, self.flags = sc.pattern, sc.flags

@@ -21,7 +21,7 @@ import mistune
 from mistune.block_parser import BlockParser
 from mistune.core import BlockState
 
-from .blockscan import RuleMatcher, line_anchored, search_lines
+from .blockscan import RuleMatcher, search_lines
 from .model import Cell, Document, Heading, HtmlTable, Row, Sentence, Table, TableKind
 from .source import Source
 from .spec import Spec, builtin_spec
@@ -70,11 +70,11 @@ class _SpanParser(BlockParser):
 
     :meth:`parse` is mistune 3.4's ``BlockParser.parse`` loop, made faster without changing a
     token (``tests/test_parse_differential.py`` holds it to the stock loop): the search for the
-    next block looks at line starts only (when :func:`line_anchored` proves that is where every
-    rule starts); at a line only the rules that can start with its first character are tried
-    (:class:`~perfbot.blockscan.RuleMatcher`); a line that does not start with a space or a tab
-    is not tried as indented code (``_is_indent_code_line`` needs one there); and a blank line
-    is recorded in the loop, as ``parse_blank_line`` and :meth:`parse_method` would.
+    next block looks at line starts only (when every rule starts with ``^``, read from the
+    rules' patterns); at a line only the rules that can start with its first character are
+    tried (:class:`~perfbot.blockscan.RuleMatcher`); a line that does not start with a space or
+    a tab is not tried as indented code (``_is_indent_code_line`` needs one there); and a blank
+    line is recorded in the loop, as ``parse_blank_line`` and :meth:`parse_method` would.
     """
 
     state_cls = _SpanState
@@ -100,7 +100,7 @@ class _SpanParser(BlockParser):
         matcher = _MATCHERS.get(sc)
         if matcher is None:
             matcher = _MATCHERS[sc] = RuleMatcher(sc, rules, self.specification)
-        search = search_lines if line_anchored(sc) else None
+        search = search_lines if matcher.anchored else None
         src = state.src
         cursor_max = state.cursor_max
         indent = "indent_code" in rules
