@@ -478,23 +478,6 @@ def _row_keys(cells: tuple[str, ...]) -> list[int] | None:
         return None
 
 
-def _table_cells(block: str, i_time: int) -> tuple[list[str], list[str]] | None:
-    """(first cells, cells `i_time`) of a block whose rows all have as many tab-separated cells
-    as its first row (more than `i_time`), or None. One `split` of the whole block: each line
-    end becomes a cell of its own ("\\n", one shared object), and the rows all have `width`
-    cells exactly when every `width + 1`-th cell is one and there are no others."""
-    width = block.count("\t", 0, block.index("\n")) + 1
-    if width <= i_time:
-        return None
-    rows = block.count("\n")
-    stride = width + 1
-    cells = block.replace("\n", "\t\n\t").split("\t")
-    if len(cells) != rows * stride + 1 or cells[width::stride].count("\n") != rows:
-        return None
-    del cells[-1]  # the empty cell after the last line end
-    return cells[0::stride], cells[i_time::stride]
-
-
 def _result_rows(
     lines: Iterable[str], key: tuple[str, ...], time: tuple[str, ...]
 ) -> Iterator[tuple[int, float] | _Rows | None]:
@@ -530,13 +513,9 @@ def _result_rows(
             if not block:
                 continue
         if columns is not None and not block.startswith("-") and "\n-" not in block:
-            cells = _table_cells(block, i_time)
-            if cells is None:
-                found = columns.findall(block)
-                if found and len(found) == block.count("\n"):
-                    cells = _transpose(found)
-            if cells is not None:
-                key_cells, time_cells = cells
+            found = columns.findall(block)
+            if found and len(found) == block.count("\n"):
+                key_cells, time_cells = _transpose(found)
                 keys = _row_keys(key_cells)
                 secs = _floats(time_cells) if keys else None
                 if keys and secs:
