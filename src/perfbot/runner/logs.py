@@ -278,16 +278,21 @@ def _floats(strings: Iterable[str], *, positive: bool = False) -> list[float] | 
     return None if low < 0.0 or (positive and low == 0.0) else values
 
 
-def _spans(steps: _Steps, globs: list[int], starts: list[int] | None = None) -> list[int] | None:
+def _spans(steps: _Steps, globs: list[int], ins: list[int] | None = None) -> list[int] | None:
     """Spans of windows ending at `globs` that continue `steps` (its state is left alone), or
     None when the block needs the line-by-line path (the log's first line, a restart). With
-    `starts` (each line's epoch start), a window never reaches back into an earlier epoch."""
-    if steps.prev is None or not globs:
+    `ins` (each line's step within its epoch, `glob - start`), a window never reaches back into
+    an earlier epoch: its span is `glob - max(prev, start)`, i.e. `min(glob - prev, in)`."""
+    prev = steps.prev
+    if prev is None or not globs:
         return None
-    prevs = [steps.prev, *globs[:-1]]
-    if starts is not None:
-        prevs = list(map(max, prevs, starts))
-    spans = list(map(sub, globs, prevs))
+    n = len(globs)
+    if globs[-1] - prev == n and globs == list(range(prev + 1, prev + n + 1)):
+        spans = [1] * n  # consecutive steps (every step logged)
+    else:
+        spans = list(map(sub, globs, [prev, *globs[:-1]]))
+    if ins is not None and max(spans) > min(ins):
+        spans = list(map(min, spans, ins))
     return spans if min(spans) >= 1 else None
 
 
@@ -330,8 +335,9 @@ def _windows(
         if min(epochs) < 1:  # an epoch before the first: a negative start
             return None
         starts = list(map(sub, map(mul, epochs, ns), ns))  # (e - 1) * n
-    globs = list(map(add, starts, map(int, ss)))
-    spans = _spans(steps, globs, starts if resets else None)
+    ins = list(map(int, ss))
+    globs = list(map(add, starts, ins))
+    spans = _spans(steps, globs, ins if resets else None)
     if spans is None:
         return None
     return globs, spans, secs, ns
