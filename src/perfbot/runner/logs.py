@@ -296,6 +296,14 @@ def _spans(steps: _Steps, globs: list[int], ins: list[int] | None = None) -> lis
     return spans if min(spans) >= 1 else None
 
 
+def _per_step(totals: list[float], spans: list[int]) -> Iterable[float]:
+    """`total / span` of each window; the totals themselves when every span is 1 (x / 1 is x,
+    bit for bit)."""
+    if spans.count(1) == len(spans):
+        return totals
+    return map(truediv, totals, spans)
+
+
 def _extend(out: list, globs: list[int], secs: Iterable[float], spans: list[int], kind: str):
     out.extend(map(_new, repeat(StepSample), zip(globs, secs, spans, repeat(kind))))
 
@@ -572,7 +580,7 @@ def parse_mindone_result(
         if type(row) is _Rows:
             spans = _spans(steps, row.keys)
             if spans is not None:
-                _extend(out, row.keys, map(truediv, row.secs, spans), spans, "step")
+                _extend(out, row.keys, _per_step(row.secs, spans), spans, "step")
                 steps.prev = row.keys[-1]
                 out.cap()
                 continue
@@ -636,7 +644,7 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
             globs, spans, totals, ns = w
             # a line covering a whole epoch (sink mode) is an epoch sample: line by line
             if not any(map(eq, spans, ns)):
-                _extend(out, globs, map(truediv, totals, spans), spans, "step")
+                _extend(out, globs, _per_step(totals, spans), spans, "step")
                 steps.prev = globs[-1]
                 out.cap()
                 continue
