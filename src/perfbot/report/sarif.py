@@ -125,25 +125,39 @@ def as_data(
     out: list[dict[str, Any]] = []
     sources = {r.path: r.source for r in results}
     seen_fps: dict[str, int] = {}
+    places = _Places(root)
     for f in findings(results):
         if f.rule not in index:
             index[f.rule] = len(seen)
             seen.append((f.rule, f.slug, f.severity))
-        out.append(_result(f, index[f.rule], sources.get(f.path), root, seen_fps))
+        out.append(_result(f, index[f.rule], sources.get(f.path), places, seen_fps))
     return _log(seen, errors, root, version, out)
 
 
+class _Places:
+    """Each path's artifact location and relative path, worked out once (not per finding)."""
+
+    def __init__(self, root: str | None) -> None:
+        self.root = root
+        self._seen: dict[str, tuple[dict[str, str], str]] = {}
+
+    def __call__(self, path: str) -> tuple[dict[str, str], str]:
+        got = self._seen.get(path)
+        if got is None:
+            got = self._seen[path] = (_artifact(path, self.root), relative_uri(path, self.root)[0])
+        return got
+
+
 def _result(
-    f: Finding, rule_index: int, src: Source | None, root: str | None, seen_fps: dict[str, int]
+    f: Finding, rule_index: int, src: Source | None, places: _Places, seen_fps: dict[str, int]
 ) -> dict[str, Any]:
     from ..fingerprint import fingerprint
 
-    artifact = _artifact(f.path, root)
+    artifact, rel = places(f.path)
     region: dict[str, Any] = {"startLine": f.line, "endLine": max(f.end_line, f.line)}
     col, end_col = columns(f)
     if col is not None:
         region["startColumn"], region["endColumn"] = col, end_col
-    rel, _ = relative_uri(f.path, root)
     fp = fingerprint(rel, f.table_key, f.row_key, f.rule)
     res: dict[str, Any] = {
         "ruleId": f.rule,
@@ -242,8 +256,11 @@ def part(result: FileResult, root: str | None = None) -> str:
 
     index = {rule: i for i, (rule, _, _) in enumerate(local_rules(result.findings))}
     seen_fps: dict[str, int] = {}  # a fingerprint holds the file's path: per file is per run
+    places = _Places(root)
     out = [
-        _result(f, index[f.rule], result.source if f.path == result.path else None, root, seen_fps)
+        _result(
+            f, index[f.rule], result.source if f.path == result.path else None, places, seen_fps
+        )
         for f in result.findings
     ]
     return items(out, ITEM_INDENT)
