@@ -68,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{args.runs} paired runs per tree (medians)")  # fmt: skip
     print(f"{'files':>6} {'kind':5} {'MB':>6} | {'wall 1':>7} {'wall pool':>9} {'ratio':>5} | "
           f"{'CPU 1':>7} {'CPU pool':>8} {'ratio':>5} | load before -> after")  # fmt: skip
-    env_os = {k: v for k, v in os.environ.items() if k != "PERFBOT_JOBS"}
+    # the bytecode cache on, as for an installed perfbot (else every process compiles perfbot)
+    drop = ("PERFBOT_JOBS", "PYTHONDONTWRITEBYTECODE")
+    env_os = {k: v for k, v in os.environ.items() if k not in drop}
     with tempfile.TemporaryDirectory(prefix="perfbot-pool-") as tmp:
         work = Path(tmp)
         env_os["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
