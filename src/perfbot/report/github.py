@@ -45,16 +45,16 @@ def render(
 ) -> str:
     """Annotations for findings and for files that could not be checked. ``root`` is the
     repository root the ``file=`` paths are made relative to (default: paths as given)."""
-    return "".join(_annotation(f, root) + "\n" for f in findings(results)) + errors_text(
-        errors, root
-    )
+    return "".join(
+        _annotation(f, relative_uri(f.path, root)[0]) + "\n" for f in findings(results)
+    ) + errors_text(errors, root)
 
 
-def _annotation(f: Finding, root: str | None) -> str:
+def _annotation(f: Finding, file: str) -> str:
     return command(
         LEVELS[f.severity],
         f.message,
-        file=relative_uri(f.path, root)[0],
+        file=file,
         line=f.line,
         endLine=f.end_line,
         title=f"{f.rule} {f.slug}",
@@ -71,7 +71,11 @@ def errors_text(errors: Sequence[FileError], root: str | None) -> str:
 
 def part(result: FileResult, root: str | None = None) -> str:
     """The file's annotations, as :func:`render` prints them."""
-    return "".join(_annotation(f, root) + "\n" for f in result.findings)
+    here = relative_uri(result.path, root)[0]  # once a file, not once a finding
+    return "".join(
+        _annotation(f, here if f.path == result.path else relative_uri(f.path, root)[0]) + "\n"
+        for f in result.findings
+    )
 
 
 def write_document(

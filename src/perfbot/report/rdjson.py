@@ -33,11 +33,15 @@ def _byte_col(src: Source | None, line: int, col: int) -> int:
     return len(src.lines[line - 1][:col].encode("utf-8")) + 1
 
 
-def _diagnostic(f: Finding, src: Source | None, root: str | None) -> dict[str, Any]:
+def _diagnostic(
+    f: Finding, src: Source | None, root: str | None, path: str | None = None
+) -> dict[str, Any]:
+    """``path``: ``f.path`` relative to ``root``, when the caller knows it."""
     from ..docs import rule_url
     from ..fix import select_edits
 
-    path, _ = relative_uri(f.path, root)
+    if path is None:
+        path = relative_uri(f.path, root)[0]
     rng: dict[str, Any] = {"start": {"line": f.line}, "end": {"line": max(f.end_line, f.line)}}
     d: dict[str, Any] = {
         "message": f.message,
@@ -107,7 +111,12 @@ def part(result: FileResult, root: str | None = None) -> str:
     """The file's diagnostics as they appear in the document's "diagnostics" list."""
     from .stream import items
 
-    return items([_diagnostic(f, result.source, root) for f in result.findings], ITEM_INDENT)
+    here = relative_uri(result.path, root)[0]  # once a file, not once a finding
+    found = [
+        _diagnostic(f, result.source, root, here if f.path == result.path else None)
+        for f in result.findings
+    ]
+    return items(found, ITEM_INDENT)
 
 
 def write_document(
