@@ -610,16 +610,18 @@ def _repo_root() -> str:
 
 
 # Below this many files and bytes a process pool costs more than it saves. Measured on 2 cores
-# with bench/bench_pool.py (check --format json, the parts rendered in the workers, workers
-# forked warm; 5 paired alternating runs, medians; pool/one wall time): at load 4-8 (other
-# benchmarks running) 1.19-1.23x on 50 and 165 small files, 0.87-1.13x on 50-165 large (0.7-2.5
-# MB), 0.70-1.85x on 500 (1.7-7.5 MB), 0.80x on 1,000 small (3.5 MB) and 1.10x on 1,000 large
-# (15 MB), 0.84-1.51x on 1,650 (5.7-25 MB), 1.09-1.12x on 3,300 (12-50 MB); the pool's CPU cost
-# +4-16 % from 500 files (+20-30 % below). The previous round, at load ~3: 1.4x on 165 files,
-# 1.3-1.7x on 495, 1.4x on 990 (8 MB) and 0.7x on 1,650 (13 MB). So the pool pays only from
-# ~1,000 files and 10 MB and with a core to spare; with two runnable processes per core it does
-# not pay at any size measured. PERFBOT_JOBS=1 forces one process, PERFBOT_JOBS=N (N > 1) a pool
-# of N.
+# with bench/bench_pool.py (check --format json, each file's part rendered in the worker, the
+# workers forked warm; 5 paired alternating runs, medians; pool/one wall time, "small" files
+# ~3.5 kB, "large" ~15 kB):
+#   quiet (load 1-1.8):  1,650 small (5.7 MB) 0.88x, 1,650 large (25 MB) 0.61x
+#   load 2.5-4.3:        500 small (1.7 MB) 1.12x, 500 large (7.5 MB) 1.00x, 1,000 small (3.5 MB)
+#                        1.08x, 1,000 large (15 MB) 0.64x; 4,950 small (17 MB) 0.93x, 4,950 large
+#                        (75 MB) 0.85x; 165 files 1.10-1.23x
+#   load 4.5-8:          50-165 files 0.87-1.23x, 500 0.70-1.85x, 1,000 0.80-1.10x, 1,650
+#                        0.84-1.51x, 3,300 (12-50 MB) 1.09-1.12x
+# The pool's CPU cost is +3-17 % from 500 files (+13-31 % on 50-165). So: from 1,000 files and
+# 10 MB, and not when the machine already runs two processes per core (_pool_size).
+# PERFBOT_JOBS=1 forces one process, PERFBOT_JOBS=N (N > 1) a pool of N.
 PARALLEL_MIN_FILES = 1000
 PARALLEL_MIN_BYTES = 10_000_000
 
