@@ -619,8 +619,9 @@ def _repo_root() -> str:
 #                        (75 MB) 0.85x; 165 files 1.10-1.23x
 #   load 4.5-8:          50-165 files 0.87-1.23x, 500 0.70-1.85x, 1,000 0.80-1.10x, 1,650
 #                        0.84-1.51x, 3,300 (12-50 MB) 1.09-1.12x
-# The pool's CPU cost is +3-17 % from 500 files (+13-31 % on 50-165). So: from 1,000 files and
-# 10 MB, and not when the machine already runs two processes per core (_pool_size).
+# The pool's CPU cost: about +10 % from 500 files (-8 to +23 %), +11-31 % on 50-165 files. So:
+# from 1,000 files and 10 MB, and not when the machine already runs two processes per core
+# (_pool_size).
 # PERFBOT_JOBS=1 forces one process, PERFBOT_JOBS=N (N > 1) a pool of N.
 PARALLEL_MIN_FILES = 1000
 PARALLEL_MIN_BYTES = 10_000_000
