@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Literal
 
@@ -68,10 +68,24 @@ def _footnote_start(t: str, *, bare_star: bool = True) -> int | None:
     return best
 
 
+# Header texts repeat (every table of a repository writes `model name`, and recognition and the
+# rules ask about one header many times): the pure functions of a header's text below are
+# memoised per text. Only texts up to this length are kept, in caches of bounded size, so a
+# README of huge or countless distinct headers cannot make them hold much.
+_MEMO_MAX_LEN = 256
+_MEMO_SIZE = 4096
+
+
 def header_parts(text: str) -> tuple[str, str, str]:
     """A header cell as (opening marks, name, closing marks): emphasis (`**x**`, `__x__`,
     `*x*`, `` `x` ``), a link around it (`[recipe](url)`) and a footnote marker (`precision*`,
     `model name<sup>1</sup>`, `img/s[^2]`) are not part of the column's name."""
+    if len(text) <= _MEMO_MAX_LEN:
+        return _header_parts_memo(text)
+    return _header_parts(text)
+
+
+def _header_parts(text: str) -> tuple[str, str, str]:
     t = text.strip()
     pre = post = ""
     at = _footnote_start(t, bare_star=False)
@@ -107,9 +121,22 @@ def header_parts(text: str) -> tuple[str, str, str]:
     return pre, t, post
 
 
+_header_parts_memo = lru_cache(maxsize=_MEMO_SIZE)(_header_parts)
+_SPACES = re.compile(r"\s+")
+
+
 def header_key(text: str) -> str:
     """How header cells are compared: case-, emphasis-, footnote- and space-insensitive."""
-    return re.sub(r"\s+", " ", header_parts(text)[1]).strip().lower()
+    if len(text) <= _MEMO_MAX_LEN:
+        return _header_key_memo(text)
+    return _header_key(text)
+
+
+def _header_key(text: str) -> str:
+    return _SPACES.sub(" ", header_parts(text)[1]).strip().lower()
+
+
+_header_key_memo = lru_cache(maxsize=_MEMO_SIZE)(_header_key)
 
 
 @dataclass(frozen=True, slots=True)
