@@ -54,9 +54,7 @@ def _plan(config: Config, rules: list[Rule] | None) -> _Plan:
     default = rules is None and config is DEFAULT
     if default and _DEFAULT_PLAN:
         registered, plan = _DEFAULT_PLAN[0]
-        if len(registered) == len(RULES) and all(
-            a is b for a, b in zip(registered, RULES.values(), strict=True)
-        ):
+        if registered == tuple(RULES.values()):  # the same rules (identity first: cheap)
             return plan
     plan = []
     for r in rules or all_rules():

@@ -163,10 +163,12 @@ class Resolved:
     # (`tokens/s` -> img/s), and why a column means what it means
     slot: str | None = None
     note: str = ""
+    # the column's canonical name (None: unknown); set from ``column``, read on every rule's
+    # hot path (an attribute, not a property)
+    name: str | None = field(init=False, repr=False, compare=False)
 
-    @property
-    def name(self) -> str | None:
-        return self.column.name if self.column else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.column.name if self.column else None)
 
     @property
     def name_text(self) -> str:
