@@ -657,9 +657,15 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
 
 
 def _form_issues(ctx: Context, table: Table, form_name: str) -> Iterator[Issue]:
-    for col in ctx.columns(table):
-        if col.column is None or col.column.form != form_name:
-            continue
+    key = ("form-columns", table.index)
+    by_form = ctx.memo.get(key)
+    if not isinstance(by_form, dict):  # once per table, not once per form rule
+        by_form = {}
+        for col in ctx.columns(table):
+            if col.column is not None:
+                by_form.setdefault(col.column.form, []).append(col)
+        ctx.memo[key] = by_form
+    for col in by_form.get(form_name, ()):
         yield from _check_column(ctx, table, col, form_name)
 
 
@@ -674,12 +680,13 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
     label = col.unit or name  # the header as the table writes it when it is a unit variant
     normalize = link_normalizer(name) if form_name == "link" else form.normalize
     seconds: list[Cell] = []  # graph compile in seconds, no fix: one finding for the column
+    placeholder, match, i = PLACEHOLDER.match, form.match, col.index
     for row in table.rows:
-        cell = ctx.cell(row, col)
-        if cell is None:
+        if i >= len(row.cells):  # ctx.cell's None
             continue
+        cell = row.cells[i]
         v = cell.value.strip()
-        if PLACEHOLDER.match(v) or form.match(v):
+        if placeholder(v) or match(v):
             continue
         if form_name in _NOTED_FORMS and form.match(_NOTE.sub("", v)):
             continue  # `1372x2044 (image)`, `4 (video)`: the guide's value, with a short note
