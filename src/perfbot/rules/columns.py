@@ -152,7 +152,7 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
             range(len(names)),
             key=lambda i: (order_names.index(names[i]) if names[i] in order_names else 99, i),
         )
-    else:
+    else:  # memoised per list of names
         order = ctx.spec.expected_order(names, ctx.is_inference(table))
     if order == list(range(len(names))):
         return

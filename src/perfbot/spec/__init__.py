@@ -249,14 +249,25 @@ class Spec:
     maybe_tail: tuple[tuple[str, re.Pattern[str]], ...] = ()
     metric_neighbours: frozenset[str] = frozenset()
     other_hardware: re.Pattern[str] = re.compile(r"(?!)")
+    # what the methods below derive from the fields, memoised (rules ask per table); not a
+    # field a copy (``with_config``) shares, and bounded (column orders come from READMEs)
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def requirements_order(self) -> tuple[str, ...]:
-        return tuple(self.requirements.columns)
+        found = self._memo.get("requirements_order")
+        if found is None:
+            found = self._memo["requirements_order"] = tuple(self.requirements.columns)
+        return found
 
     def required(self, inference: bool) -> list[str]:
-        want = {"all", "inference"} if inference else {"all"}
-        return [c.name for c in self.performance.columns.values() if c.required in want]
+        key = ("required", inference)
+        found = self._memo.get(key)
+        if found is None:
+            want = {"all", "inference"} if inference else {"all"}
+            found = tuple(c.name for c in self.performance.columns.values() if c.required in want)
+            self._memo[key] = found
+        return list(found)
 
     def expected_order(self, names: list[str | None], inference: bool) -> list[int]:
         """Indices of ``names`` (canonical names, None = unknown) in the guide's order.
@@ -264,6 +275,15 @@ class Spec:
         Head columns first, then the optional ones (unknown included) in their present order,
         then the training or inference tail, then recipe and weight.
         """
+        key = ("expected_order", tuple(names), inference)
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) > 4096:
+                self._memo.clear()
+            found = self._memo[key] = tuple(self._expected_order(names, inference))
+        return list(found)
+
+    def _expected_order(self, names: list[str | None], inference: bool) -> list[int]:
         head = self.order["head"]
         tail = self.order["inference_tail" if inference else "training_tail"]
         last = self.order["last"]
