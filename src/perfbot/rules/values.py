@@ -637,10 +637,14 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
     """
     required = set(ctx.spec.required(ctx.is_inference(table)))
     cols = [c for c in ctx.columns(table) if c.name in required]
+    placeholder = PLACEHOLDER.match
     for row in table.rows:
+        cells = row.cells
         for col in cols:
-            cell = ctx.cell(row, col)
-            if cell is not None and PLACEHOLDER.match(cell.value.strip()):
+            if col.index >= len(cells):  # ctx.cell's None
+                continue
+            cell = cells[col.index]
+            if placeholder(cell.value.strip()):
                 if col.name in _GRAPH_ONLY and _row_mode(ctx, table, row) == "pynative":
                     continue  # no jit level nor graph compile in PyNative mode
                 if col.name in _SAMPLING and not _samples(ctx, table, row):
@@ -674,6 +678,14 @@ _NOTE = re.compile(r"[ \t]{0,3}[(（][^()（）]{1,40}[)）]$")
 _NOTED_FORMS = frozenset({"positive_int", "resolution"})
 
 
+# per form, cell texts that are a placeholder or of the form (what most cells are: `8`, `O2`,
+# `0.89` ...), so a text seen before costs a set lookup, not two regular expressions; only
+# short texts, and a bounded number of them
+_PASSED: dict[str, set[str]] = {}
+_PASSED_MAX_LEN = 64
+_PASSED_SIZE = 4096
+
+
 def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> Iterator[Issue]:
     form = FORMS[form_name]
     name = col.column.name  # type: ignore[union-attr]
@@ -681,12 +693,19 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
     normalize = link_normalizer(name) if form_name == "link" else form.normalize
     seconds: list[Cell] = []  # graph compile in seconds, no fix: one finding for the column
     placeholder, match, i = PLACEHOLDER.match, form.match, col.index
+    passed = _PASSED.setdefault(form_name, set())
     for row in table.rows:
         if i >= len(row.cells):  # ctx.cell's None
             continue
         cell = row.cells[i]
         v = cell.value.strip()
+        if v in passed:
+            continue
         if placeholder(v) or match(v):
+            if len(v) <= _PASSED_MAX_LEN:
+                if len(passed) >= _PASSED_SIZE:
+                    passed.clear()
+                passed.add(v)
             continue
         if form_name in _NOTED_FORMS and form.match(_NOTE.sub("", v)):
             continue  # `1372x2044 (image)`, `4 (video)`: the guide's value, with a short note
