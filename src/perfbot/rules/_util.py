@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..fix import Applicability, Edit, Fix
-from ..model import Cell, Row
+from ..model import Cell
 from ..parse import segments
 
 if TYPE_CHECKING:
@@ -54,11 +54,9 @@ def _cell_pieces(line: str) -> tuple[str, list[str], str]:
     return line[:i], parts[:-1], "|" + last
 
 
-def reorder_line(row: Row, order: list[int]) -> Edit | None:
-    """Permute a line's cells (each keeps its own padding); None if the line is ragged."""
-    line = row.raw
+def reordered(line: str, order: list[int]) -> str | None:
+    """``line`` with its cells permuted (each keeps its own padding); None if it is ragged."""
     head, pieces, tail = _cell_pieces(line)
     if len(pieces) != len(order):
         return None
-    new = head + "|".join(pieces[i] for i in order) + tail
-    return Edit(row.line, 0, len(line), new)
+    return head + "|".join([pieces[i] for i in order]) + tail
