@@ -259,3 +259,56 @@ def test_model_and_finding_classes_compare_hash_and_pickle_as_values() -> None:
     assert r.name == "cards" and replace(r, column=None).name is None
     assert r == spec.Resolved(0, "Cards", spec.Column("cards"), "case")
     assert pickle.loads(pickle.dumps(r)).name == "cards"
+
+
+# --- the sentence rules ---------------------------------------------------------------------
+
+
+def _differs_by_loop(text: str, want: str, width: int = 60) -> str:
+    """sentence._differs as it was: the common prefix found one character at a time."""
+    if len(text) <= width:
+        return _util.q(text)
+    n = 0
+    while n < min(len(text), len(want)) and text[n] == want[n]:
+        n += 1
+    if n < width - 3:
+        return _util.q(text)
+    start = max(0, min(n - width // 2, len(text) - (width - 3)))
+    tail = text[start : start + width - 3]
+    return f"`...{tail}{'...' if start + width - 3 < len(text) else ''}`"
+
+
+GUIDE = "Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode."
+
+
+@settings(max_examples=1000, deadline=None)
+@given(
+    st.integers(0, 80), st.text("ab. ", max_size=40), st.integers(0, 80),
+    st.text("ab. ", max_size=40), st.integers(5, 80),
+)  # fmt: skip
+def test_differs_quotes_like_the_character_loop(i: int, a: str, j: int, b: str, w: int) -> None:
+    from perfbot.rules.sentence import _differs
+
+    text, want = GUIDE[:i] + a, GUIDE[:j] + b
+    assert _differs(text, want, w) == _differs_by_loop(text, want, w)
+
+
+@pytest.mark.parametrize(
+    ("listed", "said", "unlisted"),
+    [("2.6.0rc1", "v2.6.0-rc1", False), ("2.3.0/2.3.1", "2.3.1", False), ("2.5", "2.5.0", True),
+     ("2.2.10~2.2.12", "2.2.12", False), ("2.3.1", "2.3.0", True)],
+)  # fmt: skip
+def test_a_sentence_version_is_listed_when_it_is_the_same_mindspore(
+    listed: str, said: str, unlisted: bool
+) -> None:
+    text = (
+        "# Net\n\n## Requirements\n\n"
+        "| mindspore | ascend driver | firmware | cann toolkit/kernel |\n"
+        f"|:-:|:-:|:-:|:-:|\n| {listed} | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |\n\n"
+        f"## Performance\n\nExperiments are tested on ascend 910* with mindspore {said} graph mode."
+        "\n\n"
+        + HEADER
+        + "\n|:-:|:-:|:-:|:-:|:-:|:-:|:-:|\n| n | 1 | 2 | O2 | 1 min | 0.50 | 4.00 |\n"
+    )
+    rules = {f.rule for f in check_source(Source.from_text(text, path="README.md")).findings}
+    assert ("PB203" in rules) is unlisted
