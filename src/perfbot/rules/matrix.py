@@ -21,7 +21,7 @@ def _row_cells(ctx: Context, table: Table, row: Row) -> dict:
 # check_row memoised per row's four cell texts (a repository's READMEs repeat their
 # Requirements rows), for one matrix at a time (the built-in one, unless a config adds rows: a
 # Matrix never changes); bounded in entries and in the texts' length
-_CHECKS: list = [None, {}]  # [the matrix, {row's texts: its issues}]
+_CHECKS: list = [(None, {})]  # [(the matrix, {row's texts: its issues})], swapped whole
 _MEMO_SIZE = 4096
 _MEMO_MAX_LEN = 200
 
@@ -31,9 +31,10 @@ def _check_row(ctx: Context, vals: dict) -> list:
     row = (vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"])
     if any(v is not None and len(v) > _MEMO_MAX_LEN for v in row):
         return matrix.check_row(*row)
-    if _CHECKS[0] is not matrix:
-        _CHECKS[:] = [matrix, {}]
-    memo = _CHECKS[1]
+    held, memo = _CHECKS[0]
+    if held is not matrix:
+        memo = {}
+        _CHECKS[0] = (matrix, memo)
     found = memo.get(row)
     if found is None:
         if len(memo) >= _MEMO_SIZE:
