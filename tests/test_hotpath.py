@@ -180,6 +180,19 @@ def test_a_rule_registered_or_removed_after_a_check_is_seen_by_the_next() -> Non
     assert "PB696" not in {f.rule for f in check_source(src).findings}
 
 
+def test_a_replaced_rule_list_is_used_after_a_check_with_the_registry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from perfbot import engine
+
+    src = _perf(["| net | 1 | 32 | O2 | 1~2 mins | 0.50 | 1.00 |"])
+    assert "PB401" in {f.rule for f in check_source(src).findings}  # the registry's plan, kept
+    monkeypatch.setattr(engine, "all_rules", lambda: [registry.get_rule("PB601")])
+    assert check_source(src).findings == []  # the replacement's rules, not the kept plan
+    monkeypatch.undo()
+    assert "PB401" in {f.rule for f in check_source(src).findings}
+
+
 def test_a_given_rule_list_runs_only_those() -> None:
     ctx = Context(
         _perf(["| net | 1 | 32 | O2 | 1~2 mins | 0.50 | 1.00 |"]),

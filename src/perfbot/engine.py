@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import registry
 from .config_light import DEFAULT
 from .context import Context, spec_for
 from .fix import Fix, apply_fixes, select_fixes
@@ -51,7 +52,8 @@ def _plan(config: Config, rules: list[Rule] | None) -> _Plan:
     (``config.setting``: None for the rule's own) and ``config.can_fix``. Worked out once for
     the default config (which nothing changes) while the registry holds the same rules, once
     per file for a repository's."""
-    default = rules is None and config is DEFAULT
+    # only the registry's own rule list is remembered (a caller may replace ``all_rules``)
+    default = rules is None and config is DEFAULT and all_rules is registry.all_rules
     if default and _DEFAULT_PLAN:
         registered, plan = _DEFAULT_PLAN[0]
         if registered == tuple(RULES.values()):  # the same rules (identity first: cheap)
