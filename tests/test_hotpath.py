@@ -112,6 +112,18 @@ def test_the_header_caches_are_bounded() -> None:
     assert spec._header_parts_memo.cache_info().currsize == before  # long texts are not kept
 
 
+def test_a_schemas_header_memos_are_bounded() -> None:
+    # the built-in Schema lives for the whole run: a tree of countless distinct headers must
+    # not grow its memos without bound
+    schema = spec.builtin_spec().performance
+    for i in range(spec._MEMO_SIZE + 100):
+        schema.resolve_header(["model name", f"column {i}"])
+    assert len(schema._headers) <= spec._MEMO_SIZE
+    assert len(schema._keys) <= spec._MEMO_SIZE
+    names = [c.name for c in schema.resolve_header(["model name", "cards"])]
+    assert names == ["model name", "cards"]
+
+
 def test_cell_parsers_are_memoised_bounded_and_answer_like_the_plain_ones() -> None:
     for v in ["8", "**8**", "1,024", "47,34", "0.89s", "89 ms", "~0.5", "x", ""]:
         assert forms.parse_number(v) == forms._parse_number(v)

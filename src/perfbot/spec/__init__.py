@@ -204,6 +204,8 @@ class Schema:
     def resolve(self, index: int, text: str) -> Resolved:
         key = self._keys.get(text)
         if key is None:
+            if len(self._keys) >= _MEMO_SIZE:  # a Schema lives for the run: bounded
+                self._keys.clear()
             key = self._keys[text] = header_key(text)
         hit = self._lookup.get(key)
         if hit is None:
@@ -218,6 +220,8 @@ class Schema:
         key = tuple(texts)
         found = self._headers.get(key)
         if found is None:
+            if len(self._headers) >= _MEMO_SIZE:  # a Schema lives for the run: bounded
+                self._headers.clear()
             found = self._headers[key] = [self.resolve(i, t) for i, t in enumerate(texts)]
         return list(found)
 
