@@ -9,10 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from functools import cache
-from importlib import resources
 from typing import Literal
 
-import yaml
+from . import data as _data
 
 How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
 
@@ -285,14 +284,14 @@ def _columns(items: list[dict]) -> dict[str, Column]:
 
 
 def load_yaml(name: str) -> object:
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)
+    """The guide's data file ``name`` parsed from its YAML (what :func:`data.load` falls back to;
+    the check path reads the JSON twin, see :mod:`perfbot.spec.data`)."""
+    return _data.parse_yaml(_data._read(name))
 
 
 @cache
 def builtin_spec() -> Spec:
-    data = load_yaml("columns.yaml")
+    data = _data.load("columns.yaml")
     assert isinstance(data, dict)
     perf = data["performance"]
     return Spec(

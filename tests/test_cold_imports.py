@@ -1,0 +1,91 @@
+"""What a fresh ``perfbot check README.md`` imports (issue 11: the pre-commit case, <= 120 ms CPU).
+
+No clocks: a fresh interpreter runs the check and reports ``sys.modules``. It runs with ``-S``
+and this process's ``sys.path``, so that ``.pth`` files of the environment (which may import
+anything at start-up) do not hide what perfbot itself imports.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+PROBE = """
+import json, sys
+sys.path[:] = json.loads(sys.argv.pop(1))
+before = set(sys.modules)
+import perfbot.cli
+code = perfbot.cli.main(sys.argv[1:])
+new = sorted(set(sys.modules) - before)
+print(json.dumps({"code": code, "modules": new}), file=sys.stderr)
+"""
+
+README = """\
+# Net
+
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+|:---------:|:-------------:|:--------:|:-------------------:|
+| 2.3.1     | 24.1.RC2      | 7.3.0.1.231 | 8.0.RC3.beta1    |
+
+## Performance
+
+| model name | cards | batch size | jit level | graph compile | s/step | img/s | recipe |
+|:----------:|:-----:|:----------:|:---------:|:-------------:|:------:|:-----:|:------:|
+| net        | 1     | 32         | O2        | 1~2 mins      | 0.5    | 64    | [yaml](./a.yaml) |
+"""
+
+# never needed to check one README without a config file: PyYAML (the guide is read from its
+# JSON twin), importlib.resources (it imports zipfile, tempfile, ...), pydantic (the config
+# classes), the GitHub and runner edges
+NOT_ON_THE_CHECK_PATH = (
+    "yaml",
+    "_yaml",
+    "importlib.resources",
+    "zipfile",
+    "tempfile",
+    "pydantic",
+    "pydantic_core",
+    "perfbot.config",
+    "perfbot.github",
+    "perfbot.runner",
+)
+
+
+def _cold(tmp_path: Path, *args: str) -> tuple[dict, str]:
+    path = [p for p in sys.path if p]
+    proc = subprocess.run(
+        [sys.executable, "-S", "-c", PROBE, json.dumps(path), *args],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert proc.stderr.strip(), proc
+    return json.loads(proc.stderr.strip().splitlines()[-1]), proc.stdout
+
+
+def _heavy(modules: list[str]) -> list[str]:
+    return [
+        m for m in modules if any(m == n or m.startswith(n + ".") for n in NOT_ON_THE_CHECK_PATH)
+    ]
+
+
+def test_checking_one_readme_imports_no_yaml(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the walk for .perfbot.yml stops here
+    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    for fmt in ("text", "json"):
+        probe, out = _cold(tmp_path, "check", "--format", fmt, "README.md")
+        assert probe["code"] == 1
+        assert "PB501" in out  # the matrix was read (and the guide: PB303 needs its columns)
+        assert "perfbot.spec.matrix" in probe["modules"]
+        assert _heavy(probe["modules"]) == []
+    # a config file still brings PyYAML (and what it says applies)
+    (tmp_path / ".perfbot.yml").write_text("rules:\n  PB501: off\n", encoding="utf-8")
+    probe, out = _cold(tmp_path, "check", "README.md")
+    assert "yaml" in probe["modules"]
+    assert "PB501" not in out
+    assert "PB303" in out
