@@ -89,3 +89,38 @@ def test_checking_one_readme_imports_no_yaml(tmp_path: Path) -> None:
     assert "yaml" in probe["modules"]
     assert "PB501" not in out
     assert "PB303" in out
+
+
+ARGVS = [
+    ["check", "README.md"],
+    ["check", "--format", "json", "--fail-on", "never", "-q", "a.md", "b.md"],
+    ["check", "--diff-base", "main", "--filter-mode", "added", "fix"],
+    ["fix", "--unsafe-fixes", "--diff", "."],
+    ["rules", "--format", "json"],
+    ["matrix", "x", "--format", "json"],
+    ["config", "--schema"],
+    ["init", "--stdout"],
+    ["rule", "PB303"],
+    ["docs", "--check"],
+    ["review", "--event", "e.json"],
+    ["plan", "--x"],
+]
+
+
+def test_the_parser_builds_only_the_sub_command_it_will_parse() -> None:
+    from perfbot.cli import SUBCOMMANDS, build_parser
+
+    full = build_parser()
+    choices = full._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    assert list(choices) == list(SUBCOMMANDS)
+    for argv in ARGVS:
+        lazy = build_parser(argv)
+        action = lazy._subparsers._group_actions[0]  # type: ignore[union-attr]
+        assert list(action.choices) == [argv[0]]
+        assert lazy.parse_known_args(argv) == full.parse_known_args(argv), argv
+        assert action.choices[argv[0]].format_help() == choices[argv[0]].format_help()
+    # --version needs no sub-command; anything else gets them all (the list, the errors)
+    assert build_parser(["--version"])._subparsers._group_actions[0].choices == {}  # type: ignore[union-attr]
+    for argv in ([], ["--help"], ["chek"], ["-x", "check"], ["--versio"]):
+        assert build_parser(argv).format_help() == full.format_help()
+        assert len(build_parser(argv)._subparsers._group_actions[0].choices) == len(choices)  # type: ignore[union-attr]
