@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import perfbot.spec as spec_module
 from perfbot.spec import builtin_spec, data, load_yaml
 from perfbot.spec.matrix import Matrix
 
@@ -123,3 +126,25 @@ def test_the_builtin_spec_and_matrix_are_the_yamls() -> None:
     assert list(spec.performance.columns) == [c["name"] for c in cols["performance"]["columns"]]
     assert spec.other_hardware.pattern == cols["other_hardware"]
     assert Matrix.builtin() == Matrix.from_rows(load_yaml("matrix.yaml") or [])
+
+
+# --- the guide's names keyed without peeling marks they do not have --------------------------
+
+_MARKY = st.lists(
+    st.sampled_from([*"ab _*`<>[]()^\\†¹#/\t\n\xa0", "<sup>", "</sup>", "[^"]), max_size=10
+).map("".join)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.one_of(_MARKY, st.text(max_size=12)))
+def test_a_guide_names_key_is_its_header_key(name: str) -> None:
+    assert spec_module._guide_key(name) == spec_module.header_key(name)
+
+
+def test_the_schemas_lookup_is_what_header_key_gives(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = builtin_spec()
+    monkeypatch.setattr(spec_module, "_guide_key", spec_module.header_key)
+    for schema in (spec.requirements, spec.performance):
+        again = spec_module.Schema(schema.kind, schema.columns)
+        assert again._lookup == schema._lookup
+        assert list(again._lookup) == list(schema._lookup)
