@@ -42,8 +42,12 @@ README = """\
 
 # never needed to check one README without a config file: PyYAML (the guide is read from its
 # JSON twin), importlib.resources (it imports zipfile, tempfile, ...), pydantic (the config
-# classes), the GitHub and runner edges
+# classes), orjson for a few findings (~8 ms to import), hashlib (OpenSSL; a row's key is a
+# SHA-1 from CPython's _sha1), the GitHub and runner edges
 NOT_ON_THE_CHECK_PATH = (
+    "hashlib",
+    "_hashlib",
+    "orjson",
     "yaml",
     "_yaml",
     "importlib.resources",
@@ -145,3 +149,25 @@ def test_the_program_freezes_its_objects_before_the_interpreter_exits(
     assert cli.main() == 0
     assert frozen == [1]
     assert capsys.readouterr().out.startswith("perfbot ")
+
+
+def test_json_output_takes_orjson_only_for_many_findings(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("orjson")
+    import json
+
+    from perfbot.engine import check_source
+    from perfbot.report import json as report_json
+    from perfbot.source import Source
+
+    result = check_source(Source.from_text(README, "README.md"))
+    assert 0 < len(result.findings) < report_json.ORJSON_FROM
+    want = report_json.render([result])
+    used: list[str] = []
+    monkeypatch.setattr(report_json, "dumps", lambda data: used.append("orjson") or "")
+    monkeypatch.delitem(sys.modules, "orjson")
+    assert report_json.render([result]) == want
+    assert used == []
+    many = [result] * (report_json.ORJSON_FROM // len(result.findings) + 1)
+    report_json.render(many)
+    assert used == ["orjson"]
+    assert json.loads(want)["findings"]
