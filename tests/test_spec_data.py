@@ -148,3 +148,35 @@ def test_the_schemas_lookup_is_what_header_key_gives(monkeypatch: pytest.MonkeyP
         again = spec_module.Schema(schema.kind, schema.columns)
         assert again._lookup == schema._lookup
         assert list(again._lookup) == list(schema._lookup)
+
+
+def test_the_guides_patterns_are_compiled_when_first_used() -> None:
+    import re
+
+    builtin_spec.cache_clear()
+    try:
+        spec = builtin_spec()
+        lazy = [
+            spec.inference_headings,
+            spec.training_headings,
+            spec.requirements_headings,
+            spec.timing_words,
+            spec.other_hardware,
+            *(p for _, p in spec.rate_units),
+            *(p for _, p in spec.maybe_tail),
+        ]
+        assert len(lazy) == 9
+        assert all(p._compiled is None for p in lazy)  # type: ignore[attr-defined]
+        text = "Inference on GPU: 12 tokens/s, step time (s), 910B 推理"
+        for p in lazy:
+            want = re.compile(p.pattern)
+            assert p.search(text) == want.search(text) or (
+                p.search(text).span() == want.search(text).span()  # type: ignore[union-attr]
+            )
+            assert bool(p.match(text)) == bool(want.match(text))
+            assert bool(p.fullmatch("tokens/s")) == bool(want.fullmatch("tokens/s"))
+            assert p.findall(text) == want.findall(text)
+            assert p.flags == want.flags
+            assert p._compiled is not None  # type: ignore[attr-defined]
+    finally:
+        builtin_spec.cache_clear()

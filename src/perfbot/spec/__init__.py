@@ -305,6 +305,42 @@ def load_yaml(name: str) -> object:
     return _data.parse_yaml(_data._read(name))
 
 
+class _LazyPattern:
+    """One of the guide's regular expressions, compiled on first use: a README needs few of
+    them (the median one of the corpus only ``other_hardware``; the nine cost ~2 ms to
+    compile). Answers as the compiled ``re.Pattern`` does."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def _re(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+    def search(self, *args: object) -> re.Match[str] | None:
+        return self._re().search(*args)  # type: ignore[arg-type]
+
+    def match(self, *args: object) -> re.Match[str] | None:
+        return self._re().match(*args)  # type: ignore[arg-type]
+
+    def fullmatch(self, *args: object) -> re.Match[str] | None:
+        return self._re().fullmatch(*args)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._re(), name)
+
+    def __repr__(self) -> str:
+        return repr(self._re())
+
+
+def _lazy(pattern: str) -> re.Pattern[str]:
+    return _LazyPattern(pattern)  # type: ignore[return-value]
+
+
 @cache
 def builtin_spec() -> Spec:
     data = _data.load("columns.yaml")
@@ -317,13 +353,13 @@ def builtin_spec() -> Spec:
         signature=frozenset(perf["signature"]),
         measured=frozenset(perf["measured"]),
         inference_columns=frozenset(perf["inference_columns"]),
-        inference_headings=re.compile(perf["inference_headings"]),
-        training_headings=re.compile(perf["training_headings"]),
-        requirements_headings=re.compile(perf["requirements_headings"]),
+        inference_headings=_lazy(perf["inference_headings"]),
+        training_headings=_lazy(perf["training_headings"]),
+        requirements_headings=_lazy(perf["requirements_headings"]),
         ambiguous=frozenset(header_key(a) for a in perf.get("ambiguous", ())),
-        rate_units=tuple((k, re.compile(v)) for k, v in perf.get("rate_units", {}).items()),
-        timing_words=re.compile(perf["timing_words"]),
-        maybe_tail=tuple((k, re.compile(v)) for k, v in perf.get("maybe_tail", {}).items()),
+        rate_units=tuple((k, _lazy(v)) for k, v in perf.get("rate_units", {}).items()),
+        timing_words=_lazy(perf["timing_words"]),
+        maybe_tail=tuple((k, _lazy(v)) for k, v in perf.get("maybe_tail", {}).items()),
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
-        other_hardware=re.compile(data["other_hardware"]),
+        other_hardware=_lazy(data["other_hardware"]),
     )
