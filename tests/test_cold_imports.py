@@ -42,12 +42,11 @@ README = """\
 
 # never needed to check one README without a config file: PyYAML (the guide is read from its
 # JSON twin), importlib.resources (it imports zipfile, tempfile, ...), pydantic (the config
-# classes), orjson for a few findings (~8 ms to import), hashlib (OpenSSL; a row's key is a
-# SHA-1 from CPython's _sha1), the GitHub and runner edges
+# classes), hashlib (OpenSSL; a row's key is a SHA-1 from CPython's _sha1), the GitHub and
+# runner edges
 NOT_ON_THE_CHECK_PATH = (
     "hashlib",
     "_hashlib",
-    "orjson",
     "yaml",
     "_yaml",
     "importlib.resources",
