@@ -191,3 +191,25 @@ def test_globs_too_complex_for_bounded_time_are_refused(repo, capsys):
     assert len(spec.patterns) == 1
     main(["check", "--format", "json", "."])
     assert json.loads(capsys.readouterr().out)["files"] == 2
+
+
+@pytest.mark.parametrize("bad", ["!", "x\\"])
+def test_a_glob_git_cannot_read_is_the_configs_error_not_a_crash(repo, bad):
+    """``paths: ["!"]`` was accepted and then crashed the walk ("internal error") when the first
+    path was matched; it is now refused where the config is read, naming the pattern, in a fresh
+    process as users run it, and the plain (no pydantic) reading refuses it too."""
+    import subprocess
+    import sys
+
+    from perfbot.config import ConfigError, load_config
+
+    write(repo / ".perfbot.yml", f"paths: {json.dumps([bad])}\n")
+    with pytest.raises(ConfigError, match="not a valid glob"):
+        load_config(repo / ".perfbot.yml")
+    r = subprocess.run(
+        [sys.executable, "-m", "perfbot", "check", "."], cwd=repo, capture_output=True, text=True
+    )
+    assert r.returncode == 2
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+    assert ".perfbot.yml: error: paths:" in r.stdout + r.stderr
+    assert "not a valid glob" in r.stdout + r.stderr

@@ -144,13 +144,19 @@ class _NotPlain(Exception):
 
 
 def check_globs(patterns: list[str]) -> list[str]:
-    """``paths``/``exclude``: a glob too costly to match is refused (ValueError)."""
+    """``paths``/``exclude``: a glob too costly to match, or one git would not read (``!``
+    alone, a trailing ``\\``), is refused (ValueError), so it is the config's error, not a crash
+    when the first path is matched."""
     from .globs import too_complex
 
     for pattern in patterns:
         why = too_complex(pattern)
         if why:
             raise ValueError(f"{why}: {pattern[:80]!r}")
+    try:
+        glob_spec(tuple(patterns))
+    except ValueError as e:  # pathspec's GitIgnorePatternError names the pattern
+        raise ValueError(f"not a valid glob: {e}") from None
     return patterns
 
 
