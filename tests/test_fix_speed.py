@@ -238,3 +238,87 @@ def test_the_pool_and_one_process_print_and_write_the_same(
         assert "+++ b/m01/README.md" in out
     else:
         assert all(files[p] != OVERLAPPING.encode() for p in overlapping)
+
+
+# --- selecting the edits to apply: by line, the same choice ---------------------------------------
+
+
+def _old_select_edits(edits: list) -> list:
+    """select_edits as it was (every edit compared with every one taken)."""
+    from perfbot.fix import _overlaps
+
+    taken: list = []
+    for e in edits:
+        if e in taken:
+            continue
+        if any(_overlaps(e, t) or _overlaps(t, e) for t in taken):
+            continue
+        taken.append(e)
+    return taken
+
+
+def _old_select_fixes(fixes: list) -> list:
+    from perfbot.fix import _overlaps
+
+    taken: list = []
+    for fx in fixes:
+        new = [e for e in fx.edits if e not in taken]
+        if any(_overlaps(e, t) or _overlaps(t, e) for e in new for t in taken):
+            continue
+        taken.extend(_old_select_edits(new))
+    return taken
+
+
+def _edits():
+    from hypothesis import strategies as st
+
+    from perfbot.fix import Edit
+
+    def edit(line: int, a: int, n: int, text: str) -> Edit:
+        return Edit(line, a, a + n, text)
+
+    return st.builds(
+        edit, st.integers(1, 3), st.integers(0, 6), st.integers(0, 3), st.sampled_from("ab")
+    )
+
+
+def test_edits_are_selected_as_before() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from perfbot.fix import Fix, select_edits, select_fixes
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.lists(st.lists(_edits(), min_size=1, max_size=4), max_size=6))
+    def same(groups: list) -> None:
+        fixes = [Fix("t", tuple(g)) for g in groups]
+        flat = [e for g in groups for e in g]
+        assert select_edits(flat) == _old_select_edits(flat)
+        assert select_fixes(fixes) == _old_select_fixes(fixes)
+
+    same()
+
+
+def test_selecting_the_edits_of_a_long_table_compares_edits_of_one_line_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A column-order fix rewrites every row of a table: with thousands of rows, comparing each
+    edit with every edit taken was quadratic."""
+    from perfbot import fix
+    from perfbot.fix import Edit, Fix
+
+    calls = 0
+    real = fix._overlaps
+
+    def counting(a: Edit, b: Edit) -> bool:
+        nonlocal calls
+        calls += 1
+        return real(a, b)
+
+    monkeypatch.setattr(fix, "_overlaps", counting)
+    rows = 2000
+    reorder = Fix("order", tuple(Edit(n, 0, 10, "x") for n in range(1, rows + 1)))
+    cells = [Fix("cell", (Edit(n, 2, 3, "y"),)) for n in range(1, rows + 1)]
+    taken = fix.select_fixes([reorder, *cells])
+    assert taken == list(reorder.edits)
+    assert calls <= 4 * rows
