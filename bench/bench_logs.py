@@ -11,18 +11,23 @@ process and on the same file:
 - **line floor**: the same regex searched line by line (`for line in file: rx.search(line)`), the
   "one plain regex pass" of issue 11;
 - **parse_log(path, auto)**: detection on a prefix, then the streamed parse into samples;
-- **parse_log(path, fmt)**: the parse alone.
+- with `--base SRC`, **base**: the same call of another checkout's `perfbot.runner.logs` (main's:
+  `--base /work/main/src`), loaded beside this one; it must return the same samples.
 
-It prints the times, the ratios to the floor (the goal is <= 3x for every format) and the peak
-memory the parse adds (tracemalloc), and asserts nothing.
+The cases run interleaved, `--runs` times each, best kept. It prints wall times, the ratios to
+both floors and to the base in wall and (in brackets) CPU seconds, and with `--memory` the peak
+memory the parse adds (tracemalloc); the goal of issue 11 is <= 3x for every format. It asserts
+only that base and this checkout agree.
 
-Usage: python bench/bench_logs.py [--lines N] [--runs R] [--formats a,b]
+Usage: python bench/bench_logs.py [--lines N] [--runs R] [--formats a,b] [--base ../main/src]
+[--memory]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib.util
 import os
 import random
 import re
@@ -173,14 +178,25 @@ def line_floor(path: Path, pattern: str) -> int:
     return found
 
 
-def best(fn: Callable[[], object], runs: int) -> float:
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return min(times)
+def load_base(src: str) -> Callable[..., object]:
+    """`parse_log` of another checkout's `src` (e.g. main's), loaded beside this one under
+    another module name (logs.py imports only the standard library)."""
+    path = Path(src) / "perfbot" / "runner" / "logs.py"
+    spec = importlib.util.spec_from_file_location("perfbot_base_logs", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"--base: no {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module.parse_log
+
+
+def timed(fn: Callable[[], object]) -> tuple[float, float]:
+    """(wall, CPU) seconds of one call."""
+    gc.collect()
+    w, c = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - w, time.process_time() - c
 
 
 def peak_mib(fn: Callable[[], object]) -> float:
@@ -195,18 +211,28 @@ def peak_mib(fn: Callable[[], object]) -> float:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--lines", type=int, default=1_000_000)
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--formats", default=",".join(FORMATS))
+    ap.add_argument("--base", help="src directory of another checkout (main's) to time beside")
     ap.add_argument("--memory", action="store_true", help="also measure peak memory (slow)")
     a = ap.parse_args(argv)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"# parse_log on {a.lines:,}-line logs, best of {a.runs}; load average {load:.2f}")
+    base = load_base(a.base) if a.base else None
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(
-        f"{'format':<15} {'MB':>6} {'samples':>9} {'floor s':>8} {'lines s':>8} {'auto s':>8} "
-        f"{'fmt s':>8} {'auto/floor':>10} {'fmt/floor':>9} {'auto/lines':>10}"
+        f"# parse_log on {a.lines:,}-line logs; best of {a.runs} interleaved runs (floor, line "
+        f"floor, parse_log{', base' if base else ''}); load average "
+        + " ".join(f"{x:.2f}" for x in load)
+    )
+    print("# wall seconds; the ratios in brackets are of CPU seconds (steadier on a busy machine)")
+    print(
+        f"{'format':<15} {'MB':>6} {'samples':>9} {'floor':>6} {'lines':>6} {'auto':>6} "
+        + (f"{'base':>6} " if base else "")
+        + f"{'auto/floor':>14} {'auto/lines':>14}"
+        + (f" {'auto/base':>14}" if base else "")
         + ("  peak MiB" if a.memory else "")
     )
     worst = worst_lines = 0.0
+    worst_cpu = worst_lines_cpu = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for name in a.formats.split(","):
             path = Path(tmp) / f"{name}.log"
@@ -215,22 +241,47 @@ def main(argv: list[str] | None = None) -> int:
             fixed = {"steps_per_epoch": 1000} if name.endswith("_result") else {}
             used, samples = parse_log(path, "auto", **fixed)
             assert used == name, (name, used)
-            t_floor = best(lambda p=path, pat=pattern: floor(p, pat), a.runs)
-            t_lines = best(lambda p=path, pat=pattern: line_floor(p, pat), a.runs)
-            t_auto = best(lambda p=path, kw=fixed: parse_log(p, "auto", **kw), a.runs)
-            t_fmt = best(lambda p=path, n=name, kw=fixed: parse_log(p, n, **kw), a.runs)
-            worst = max(worst, t_auto / t_floor)
-            worst_lines = max(worst_lines, t_auto / t_lines)
+            if base is not None:
+                assert base(path, "auto", **fixed) == (used, samples), f"{name}: base differs"
+            n_samples = len(samples)
+            del samples[:]  # not held while the others are timed
+            cases: dict[str, Callable[[], object]] = {
+                "floor": lambda p=path, pat=pattern: floor(p, pat),
+                "lines": lambda p=path, pat=pattern: line_floor(p, pat),
+                "auto": lambda p=path, kw=fixed: parse_log(p, "auto", **kw),
+            }
+            if base is not None:
+                cases["base"] = lambda p=path, kw=fixed, f=base: f(p, "auto", **kw)
+            times: dict[str, list[tuple[float, float]]] = {k: [] for k in cases}
+            for _ in range(a.runs):  # interleaved: a change of load hits every case alike
+                for key, fn in cases.items():
+                    times[key].append(timed(fn))
+            wall = {k: min(w for w, _ in v) for k, v in times.items()}
+            cpu = {k: min(c for _, c in v) for k, v in times.items()}
+
+            def ratio(x: str, y: str, wall=wall, cpu=cpu) -> str:
+                return f"{wall[x] / wall[y]:>6.2f} [{cpu[x] / cpu[y]:>5.2f}]"
+
+            worst = max(worst, wall["auto"] / wall["floor"])
+            worst_lines = max(worst_lines, wall["auto"] / wall["lines"])
+            worst_cpu = max(worst_cpu, cpu["auto"] / cpu["floor"])
+            worst_lines_cpu = max(worst_lines_cpu, cpu["auto"] / cpu["lines"])
             row = (
-                f"{name:<15} {path.stat().st_size / 1e6:>6.1f} {len(samples):>9,} "
-                f"{t_floor:>8.3f} {t_lines:>8.3f} {t_auto:>8.3f} {t_fmt:>8.3f} "
-                f"{t_auto / t_floor:>10.2f} {t_fmt / t_floor:>9.2f} {t_auto / t_lines:>10.2f}"
+                f"{name:<15} {path.stat().st_size / 1e6:>6.1f} {n_samples:>9,} "
+                + " ".join(f"{wall[k]:>6.3f}" for k in cases)
+                + f" {ratio('auto', 'floor')} {ratio('auto', 'lines')}"
+                + (f" {ratio('auto', 'base')}" if base else "")
             )
             if a.memory:
                 row += f"  {peak_mib(lambda p=path, kw=fixed: parse_log(p, 'auto', **kw)):>8.1f}"
-            print(row)
+            print(row, flush=True)
             path.unlink()
-    print(f"# worst auto/floor ratio {worst:.2f}, auto/line-floor {worst_lines:.2f} (goal <= 3)")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(
+        f"# worst auto/floor {worst:.2f} [{worst_cpu:.2f}], auto/line-floor {worst_lines:.2f} "
+        f"[{worst_lines_cpu:.2f}] (goal <= 3); load average now "
+        + " ".join(f"{x:.2f}" for x in load)
+    )
     return 0
 
 

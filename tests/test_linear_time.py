@@ -27,6 +27,8 @@ from perfbot.source import Source
 N = 1000
 # Linear growth gives 8; quadratic 64. The slack absorbs a shared, noisy machine.
 MAX_RATIO = 24
+# A measurement over the bound is repeated this many times before it counts.
+ATTEMPTS = 3
 # A pattern whose calls on an n-character string take less than this is not re-measured (no
 # quadratic pattern is this fast at n = 1000); a screen, never an assertion.
 SCREEN_SECONDS = 0.0005
@@ -145,11 +147,17 @@ def growth(measure: Callable[[str], float], make: Callable[[int], str], n: int) 
     """None if the time of ``measure(make(k*n))`` grows about linearly for k = 2, 4, 8; else a
     description. Stops at the first size whose ratio is 3 times what linear gives (a cubic
     case at 8n would take hours)."""
-    base = measure(make(n))
     for k in (2, 4, 8):
-        ratio = measure(make(k * n)) / base
-        if ratio > MAX_RATIO * k / 8:
-            return f"time x{ratio:.0f} for {k}x the length"
+        # A ratio over the bound is measured again, base and all, up to ATTEMPTS times: a busy
+        # machine (other jobs on 2 cores) can slow one measurement several-fold, but a
+        # super-linear pattern is slow every time.
+        ratios = []
+        for _ in range(ATTEMPTS):
+            ratios.append(measure(make(k * n)) / measure(make(n)))
+            if ratios[-1] <= MAX_RATIO * k / 8:
+                break
+        else:
+            return f"time x{min(ratios):.0f} for {k}x the length (each of {ATTEMPTS} tries)"
     return None
 
 
@@ -171,6 +179,12 @@ def test_the_walk_finds_the_patterns() -> None:
     assert "perfbot.parse._MODE" in names and "mistune block rule pipe_table" in names
     assert any(n.startswith("perfbot.spec.forms.") for n in names)
     assert len(names) > 40
+
+
+def test_the_detector_finds_a_quadratic_pattern() -> None:
+    """The retries on a busy machine must not hide a real one: ``\\s+$`` is quadratic on a run
+    of blanks followed by something else."""
+    assert list(superlinear(re.compile(r"\s+$")))
 
 
 @pytest.mark.parametrize("name", sorted(PATTERNS))

@@ -389,6 +389,23 @@ def test_html_block_with_pipes_is_not_parsed_forever(html: str) -> None:
     assert check_source(Source.from_text(html)).findings == []
 
 
+@pytest.mark.parametrize(
+    "html",
+    [
+        "<?php\n |-| --- |\n<br>\n",  # found by tests/test_parse_differential.py
+        "<!-- x\n| a |\n<br>\n",
+        '<div align="center">\n<?php\n<br>\n| model name | s/step |\n|--|--|\n</div>\n',
+    ],
+)
+def test_html_block_unwrapping_to_itself_is_read_once(html: str) -> None:
+    """An HTML block running to the end of the text (``<?php``, an unclosed comment) with a
+    wrapper line in it gave the same block again once its wrappers were blanked: unwrapped
+    forever (RecursionError)."""
+    d = doc(f"# DiT\n\n{html}")
+    assert d.tables == []
+    assert check_source(Source.from_text(html)).findings == []
+
+
 def test_sentence_found_when_lower_casing_changes_the_text_length() -> None:
     # "İ" lower-cases to two characters: the cheap look must not shift offsets
     text = (

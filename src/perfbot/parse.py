@@ -15,11 +15,13 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, replace
+from itertools import accumulate
 
 import mistune
 from mistune.block_parser import BlockParser
 from mistune.core import BlockState
 
+from .blockscan import RuleMatcher, search_lines
 from .model import Cell, Document, Heading, HtmlTable, Row, Sentence, Table, TableKind
 from .source import Source
 from .spec import Spec, builtin_spec
@@ -53,19 +55,101 @@ class _SpanState(BlockState):
             tok["_span"] = (self.cursor, self.cursor + len(text))
 
 
+# The loop in :meth:`_SpanParser.parse` is mistune's ``BlockParser.parse`` of these versions (the
+# lock pins one); with any other the stock loop runs, slower and the same.
+_FAST_LOOP_VERSIONS = ("3.4.0",)
+_FAST_LOOP = getattr(mistune, "__version__", "") in _FAST_LOOP_VERSIONS
+
+
+_STOCK_BLANK_LINE = BlockParser.parse_blank_line
+_MATCHERS: dict[re.Pattern[str], RuleMatcher] = {}  # per rule pattern (mistune caches those)
+
+
 class _SpanParser(BlockParser):
-    """BlockParser hook: every token a rule appends gets ``_span`` = (start, end) offsets."""
+    """BlockParser hook: every token a rule appends gets ``_span`` = (start, end) offsets.
+
+    :meth:`parse` is mistune 3.4's ``BlockParser.parse`` loop, made faster without changing a
+    token (``tests/test_parse_differential.py`` holds it to the stock loop): the search for the
+    next block looks at line starts only (when every rule starts with ``^``, read from the
+    rules' patterns); at a line only the rules that can start with its first character are
+    tried (:class:`~perfbot.blockscan.RuleMatcher`); a line that does not start with a space or
+    a tab is not tried as indented code (``_is_indent_code_line`` needs one there); and a blank
+    line is recorded in the loop, as ``parse_blank_line`` and :meth:`parse_method` would.
+    """
 
     state_cls = _SpanState
 
     def parse_method(self, m: re.Match[str], state: BlockState) -> int | None:
-        n = len(state.tokens)
+        tokens = state.tokens
+        n = len(tokens)
         start = m.start()
-        end = super().parse_method(m, state)
-        stop = end if end else state.find_line_end_at(start)
-        for tok in state.tokens[n:]:
-            tok.setdefault("_span", (start, stop))
+        end = self._methods[m.lastgroup](m, state)  # type: ignore[index]
+        if len(tokens) > n:
+            stop = end if end else state.find_line_end_at(start)
+            for tok in tokens[n:]:
+                if "_span" not in tok:
+                    tok["_span"] = (start, stop)
         return end
+
+    def parse(self, state: BlockState, rules: list[str] | None = None) -> None:
+        if not _FAST_LOOP:
+            return super().parse(state, rules)
+        if rules is None:
+            rules = self.rules
+        sc = self.compile_sc(rules)
+        matcher = _MATCHERS.get(sc)
+        if matcher is None:
+            matcher = _MATCHERS[sc] = RuleMatcher(sc, rules, self.specification)
+        search = search_lines if matcher.anchored else None
+        src = state.src
+        cursor_max = state.cursor_max
+        indent = "indent_code" in rules
+        match = matcher.match
+        blank = getattr(self._methods.get("blank_line"), "__func__", None) is _STOCK_BLANK_LINE
+        while state.cursor < cursor_max:
+            cursor = state.cursor
+            if indent and src[cursor] in " \t":
+                end_pos = self._parse_indent_code_fast(state)
+                if end_pos is not None:
+                    state.cursor = end_pos
+                    continue
+
+            m = match(src, cursor)
+            if not m and self._parse_plain_paragraph(state, matcher):  # type: ignore[arg-type]
+                continue
+
+            if not m:
+                m = search(matcher, src, cursor) if search else sc.search(src, cursor)
+            if not m:
+                break
+
+            end_pos = m.start()
+            if end_pos > cursor:
+                state.add_paragraph(src[cursor:end_pos])
+                state.cursor = end_pos
+
+            if blank and m.lastgroup == "blank_line":
+                # mistune's parse_blank_line and the span hook, inlined (the commonest token)
+                end_pos2 = m.end()
+                tok = (
+                    {"type": "blank_line", "newlines": m.group(0).count("\n")}
+                    if state.cursor == 0
+                    else {"type": "blank_line"}
+                )
+                tok["_span"] = (state.cursor, end_pos2)
+                state.append_token(tok)
+            else:
+                end_pos2 = self.parse_method(m, state)
+            if end_pos2:
+                state.cursor = end_pos2
+            else:
+                end_pos3 = state.find_line_end()
+                state.add_paragraph(state.get_text(end_pos3))
+                state.cursor = end_pos3
+
+        if state.cursor < cursor_max:
+            state.add_paragraph(src[state.cursor :])
+            state.cursor = cursor_max
 
 
 def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -> int | None:
@@ -115,32 +199,53 @@ _PIPE_OR_ESCAPE = re.compile(r"\\.|\|")
 
 def segments(line: str) -> list[tuple[int, int]]:
     """Column bounds of each cell's raw text (padding included) between the pipes of a line."""
-    body = line.lstrip(" \t")
-    i = len(line) - len(body)
-    if body.startswith("|"):
+    n = len(line)
+    i = n - len(line.lstrip(" \t"))
+    if line.startswith("|", i):
         i += 1
     bounds: list[tuple[int, int]] = []
     seg = i
-    for m in _PIPE_OR_ESCAPE.finditer(line, i):
-        if m.group() == "|":
-            bounds.append((seg, m.start()))
-            seg = m.end()
-    if line[seg:].strip() or not bounds:
-        bounds.append((seg, len(line)))
+    if "\\" in line:  # ``\x`` escapes the character after it (a pipe does not split there)
+        for m in _PIPE_OR_ESCAPE.finditer(line, i):
+            if m.group() == "|":
+                bounds.append((seg, m.start()))
+                seg = m.end()
+    else:
+        find = line.find
+        p = find("|", i)
+        while p >= 0:
+            bounds.append((seg, p))
+            seg = p + 1
+            p = find("|", seg)
+    if not bounds or line[seg:].strip():
+        bounds.append((seg, n))
     return bounds
 
 
 def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
     """Cells of one table line with their columns; ``\\|`` does not split."""
+    if "\\" in line:
+        raws = [(a, line[a:b]) for a, b in segments(line)]
+    else:  # what segments() cuts, by str.split: each piece starts after the previous pipe
+        i = len(line) - len(line.lstrip(" \t"))
+        if line.startswith("|", i):
+            i += 1
+        pieces = line[i:].split("|")
+        last = pieces.pop()
+        if last.strip() or not pieces:
+            pieces.append(last)
+        raws = []
+        for raw in pieces:
+            raws.append((i, raw))
+            i += len(raw) + 1
     cells = []
-    for a, b in segments(line):
-        raw = line[a:b]
+    for a, raw in raws:
         text = raw.strip()
         if text:
-            s = a + (len(raw) - len(raw.lstrip()))
+            s = a + raw.find(text)  # after the leading blanks (``text`` starts with no blank)
             cells.append(Cell(text, lineno, s, s + len(text)))
         else:
-            mid = a + 1 if b > a else a
+            mid = a + 1 if raw else a
             cells.append(Cell("", lineno, mid, mid))
     return tuple(cells)
 
@@ -353,6 +458,10 @@ def _heading_text(tok: dict) -> str:
     return text.replace("**", "").replace("`", "").strip()
 
 
+_WALKED = frozenset(("paragraph", "heading", "pipe_table", "block_html"))
+_SENTENCE_WORDS_LOWER = re.compile("|".join(map(re.escape, _SENTENCE_WORDS)))
+
+
 class _Builder:
     def __init__(self, src: Source, spec: Spec):
         self.src = src
@@ -361,20 +470,18 @@ class _Builder:
         lower = self.text.lower()
         # for cheap substring looks; a few characters change length when lower-cased
         self.lower = lower if len(lower) == len(self.text) else None
-        self.starts = [0]
-        pos = 0
-        for ln in src.lines:
-            pos += len(ln) + 1
-            self.starts.append(pos)
+        # the offset of each line's start (and one past the end)
+        self.starts = list(accumulate([n + 1 for n in map(len, src.lines)], initial=0))
         self.doc = Document(path=src.path)
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
         self.paths: list[tuple[Heading, ...]] = [()]  # section_at(n), for n = 0, 1, ...
+        self.unwrapping: set[tuple[int, int]] = set()  # HTML blocks being unwrapped
 
     def may_hold_sentence(self, a: int, b: int) -> bool:
         if self.lower is None:
             return _SENTENCE_QUICK.search(self.text, a, b) is not None
-        chunk = self.lower[a:b]
-        return any(w in chunk for w in _SENTENCE_WORDS)
+        # one of _SENTENCE_WORDS in lower[a:b] (one pass, no slice)
+        return _SENTENCE_WORDS_LOWER.search(self.lower, a, b) is not None
 
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
@@ -385,22 +492,26 @@ class _Builder:
         return self.doc
 
     def walk(self, tokens: list[dict], base: int, in_html: bool) -> None:
+        headings = self.doc.headings
         for tok in tokens:
+            t = tok["type"]
+            if t not in _WALKED:
+                continue  # blank lines, code, quotes, breaks: nothing of theirs is read
             span = tok.get("_span")
             if span is None:
                 continue
             a, b = span[0] + base, span[1] + base
-            t = tok["type"]
-            if t == "heading":
+            if t == "paragraph":
+                self.sentences_in(a, b)
+            elif t == "heading":
                 level = tok.get("attrs", {}).get("level", 1)
-                self.doc.headings.append(Heading(level, _heading_text(tok), self.line_of(a)))
+                headings.append(Heading(level, _heading_text(tok), self.line_of(a)))
             elif t == "pipe_table":
                 raw: _RawTable = tok["_raw"]
-                shifted = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
-                self.raw_tables.append((shifted, len(self.doc.headings), in_html))
-            elif t == "paragraph":
-                self.sentences_in(a, b)
-            elif t == "block_html":
+                if base:
+                    raw = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
+                self.raw_tables.append((raw, len(headings), in_html))
+            else:
                 self.html_block(a, b)
 
     def sentences_in(self, a: int, b: int, only: set[int] | None = None) -> None:
@@ -417,6 +528,10 @@ class _Builder:
                 self.doc.sentences.append(s)
 
     def html_block(self, a: int, b: int) -> None:
+        if (a, b) in self.unwrapping:
+            # the blanked inner text gave this same block again (``<?php`` to the end, say):
+            # unwrapping it again would recurse forever; it was read once already
+            return
         raw = self.text[a:b]
         if raw.lstrip().startswith("<!--"):
             return  # a comment: nothing in it is published
@@ -444,7 +559,9 @@ class _Builder:
         inner = "".join(
             (" " * len(ln) if w else ln) + "\n" for ln, w in zip(lines, wrappers, strict=True)
         )
+        self.unwrapping.add((a, b))
         self.walk(block_tokens(inner), base=a, in_html=True)
+        self.unwrapping.discard((a, b))
 
     def section_at(self, n_headings: int) -> tuple[Heading, ...]:
         """The heading path after the first ``n_headings`` headings. Memoised (headings are only
@@ -460,9 +577,13 @@ class _Builder:
         return paths[n_headings]
 
     def finish_tables(self) -> None:
+        starts, src_lines = self.starts, self.src.lines
         for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
-            lines = [self.line_of(o) for o in raw.rows]
-            rows = [Row(ln, self.src.line(ln), split_cells(self.src.line(ln), ln)) for ln in lines]
+            rows = []
+            for o in raw.rows:
+                ln = bisect_right(starts, o)
+                line = src_lines[ln - 1]
+                rows.append(Row(ln, line, split_cells(line, ln)))
             header, delim, body = rows[0], rows[1], tuple(rows[2:])
             section = self.section_at(nh)
             kind = self.classify_texts([c.value for c in header.cells])
@@ -534,7 +655,7 @@ class _Builder:
             t = replace(t, sentence=chosen, index=len(out))
             out.append(t)
             prev_end = t.end_line
-        self.doc.tables = [replace(t, index=i) for i, t in enumerate(out)]
+        self.doc.tables = [t if t.index == i else replace(t, index=i) for i, t in enumerate(out)]
 
 
 def parse_document(src: Source, spec: Spec | None = None) -> Document:

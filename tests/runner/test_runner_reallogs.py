@@ -5,6 +5,7 @@ logs too large to hold in memory. The fixtures are written here, line by line, i
 audit quotes (numbers invented)."""
 
 import tracemalloc
+from collections.abc import Iterator
 
 import pytest
 
@@ -373,3 +374,59 @@ def test_block_fast_path_equals_the_line_by_line_path(monkeypatch, fmt):
     assert len(fast.samples) > 100
     assert fast.samples == slow.samples
     assert (fast.restarts, fast.notes) == (slow.restarts, slow.notes)
+
+
+# ---- speed without a clock: what a parse does not do ---------------------------------------
+
+
+def _audio_pieces(steps: int, noise: int) -> Iterator[str]:
+    """A mindaudio log as a stream of pieces (never one string): `noise` lines between steps."""
+    for g in range(1, steps + 1):
+        e, s = (g - 1) // 1000 + 1, (g - 1) % 1000 + 1
+        yield (
+            f"[Train] Epoch: [{e}/99], Step: [{s}/1000], Step Time: 0.{300 + g % 7} sec, "
+            "lr: 0.001000, Total Loss: 1.0, Overflow: False, Scale: 1024, Rank: 0.\n"
+        )
+        yield NOISE * noise
+
+
+def test_a_log_streamed_from_a_generator_peaks_far_below_its_size():
+    size = sum(map(len, _audio_pieces(4000, 100)))
+    assert size > 30_000_000
+    tracemalloc.start()
+    read = read_log(_audio_pieces(4000, 100), "mindaudio")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert len(read.samples) == 4000
+    assert peak < size / 20  # a block or two and the samples, never the text (1.7 %)
+
+
+def test_a_parse_does_not_run_the_cyclic_collector_over_its_samples():
+    """Up to a million sample tuples: the collector would scan them again and again (a third of
+    the parse); it is paused while parsing (one collection may follow it), and left as it was
+    found."""
+    import gc
+
+    runs: list[str] = []
+
+    def count(phase: str, info: dict) -> None:
+        if phase == "start":
+            runs.append(phase)
+
+    text = "".join(_audio_pieces(60_000, 0))
+    gc.callbacks.append(count)
+    try:
+        assert gc.isenabled()
+        samples = read_log(text, "mindaudio").samples
+        during = len(runs)
+        assert gc.isenabled()
+        gc.disable()
+        try:
+            read_log(text, "mindaudio")
+            assert not gc.isenabled()  # a caller's choice is kept
+        finally:
+            gc.enable()
+    finally:
+        gc.callbacks.remove(count)
+    assert len(samples) == 60_000
+    assert during <= 1  # at most the one after the parse (main's parser: 154)

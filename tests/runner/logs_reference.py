@@ -1,0 +1,1054 @@
+"""A frozen copy of perfbot.runner.logs as of main 37e1788 (before the speed work of issue 11),
+the reference that tests/runner/test_runner_logs_equiv.py holds the streamed parser to: every
+format must give the same LogRead on any text. Do not edit."""
+
+# ruff: noqa
+from __future__ import annotations
+
+import os
+import re
+import stat
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import accumulate, repeat
+from operator import itemgetter, sub, truediv
+from typing import IO, Literal, NamedTuple
+
+__all__ = [
+    "MAX_SAMPLES",
+    "PARSERS",
+    "LogFormatError",
+    "LogRead",
+    "StepSample",
+    "clean_lines",
+    "detect_format",
+    "open_regular",
+    "parse_log",
+    "read_log",
+]
+
+Kind = Literal["step", "epoch"]
+
+BLOCK = 1 << 20  # characters read at a time
+MAX_LINE = 64 * 1024  # longer lines are skipped (no log line of interest is that long)
+MAX_SAMPLES = 1_000_000  # samples kept; a longer log is measured on its first ones
+DETECT_PREFIX = 1 << 20  # characters `auto` looks at before falling back to the whole log
+
+
+class LogFormatError(ValueError):
+    """The log cannot be read in the requested format (message is for the user)."""
+
+
+class StepSample(NamedTuple):
+    """Per-step time of `span` consecutive steps ending at global step `step`."""
+
+    step: int
+    seconds: float
+    span: int = 1
+    kind: Kind = "step"
+
+    @property
+    def first_step(self) -> int:
+        return self.step - self.span + 1
+
+    @property
+    def total_seconds(self) -> float:
+        return self.seconds * self.span
+
+
+# ---- reading: blocks of clean, complete lines -----------------------------------------------
+
+_ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_NUM = r"([0-9.]+(?:[eE][-+]?[0-9]+)?)"  # converted with _f (which refuses "1.2.3", inf)
+_INF = float("inf")
+
+
+def clean_lines(text: str) -> list[str]:
+    """Lines of `text` without ANSI escapes or line ends; a final unterminated line is dropped."""
+    text = _ANSI_RE.sub("", text)
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(("\n", "\r")):
+        lines.pop()
+    return [line.rstrip("\r\n") for line in lines]
+
+
+def open_regular(path: str | os.PathLike[str], max_bytes: int | None = None) -> IO[bytes]:
+    """Open `path` for reading only if it is a regular file (symlinks followed), without ever
+    blocking on a FIFO or device: `O_NONBLOCK`, then `fstat`. Raises OSError otherwise; with
+    `max_bytes`, also when the file is larger."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"{os.fspath(path)}: not a regular file")
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise OSError(f"{os.fspath(path)}: larger than {max_bytes} bytes")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+Source = str | os.PathLike[str]
+
+
+def _chunks(source: Source | Iterable[str]) -> Iterator[str]:
+    """Raw text of `source` in pieces: a path is read in `BLOCK`s (regular files only), a str
+    is sliced, any other iterable of strings is taken as it comes."""
+    if isinstance(source, str):
+        for i in range(0, len(source), BLOCK):
+            yield source[i : i + BLOCK]
+        return
+    if isinstance(source, os.PathLike):
+        import io
+
+        with (
+            open_regular(source) as raw,
+            io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as fh,
+        ):
+            while chunk := fh.read(BLOCK):
+                yield chunk
+        return
+    yield from source
+
+
+def blocks(source: Source | Iterable[str], limit: int | None = None) -> Iterator[str]:
+    """Text of `source` as blocks of whole lines, each line ending in `\\n`: CR and CRLF become
+    LF, ANSI escapes are removed, lines over `MAX_LINE` and a last line without a line end are
+    dropped. With `limit`, stop after about that many characters."""
+    rest = ""
+    skipping = False  # inside a line that is too long
+    seen = 0
+    for chunk in _chunks(source):
+        data = rest + chunk if rest else chunk
+        tail = ""
+        if "\r" in data:
+            if data.endswith("\r"):  # may be half of a CRLF: decide with the next chunk
+                data, tail = data[:-1], "\r"
+            data = data.replace("\r\n", "\n").replace("\r", "\n")
+        cut = data.rfind("\n")
+        if cut < 0:
+            rest = data + tail
+            if len(rest) > MAX_LINE:
+                rest, skipping = "", True
+            continue
+        block, rest = data[: cut + 1], data[cut + 1 :] + tail
+        if skipping:
+            block = block[block.find("\n") + 1 :]
+            skipping = False
+        if len(rest) > MAX_LINE:
+            rest, skipping = "", True
+        if "\x1b" in block:
+            block = _ANSI_RE.sub("", block)
+        if block:
+            yield block
+        seen += len(block)
+        if limit is not None and seen >= limit:
+            return
+    if rest.endswith("\r") and not skipping:  # a CR line end at the very end
+        last = rest[:-1]
+        yield (_ANSI_RE.sub("", last) if "\x1b" in last else last) + "\n"
+
+
+def _as_blocks(lines: Iterable[str]) -> Iterator[str]:
+    """Parsers accept blocks or single lines: make sure every piece ends with a line end."""
+    for piece in lines:
+        yield piece if piece.endswith("\n") else piece + "\n"
+
+
+def _f(s: str) -> float | None:
+    try:
+        v = float(s)
+    except ValueError:
+        return None
+    return v if 0 <= v < _INF else None  # also refuses nan
+
+
+@dataclass
+class ParseInfo:
+    """What a parser noticed besides samples."""
+
+    restarts: int = 0  # times a step number went backwards
+    dropped: int = 0  # samples beyond MAX_SAMPLES
+    notes: list[str] = field(default_factory=list)
+    refusal: str | None = None  # the log cannot give a truthful s/step (message for the user)
+
+
+_new = tuple.__new__  # StepSample without the Python-level __new__ (hot loops)
+
+
+class _Out(list):
+    """A sample list kept to MAX_SAMPLES: `cap()` after each block drops (and counts) the rest,
+    so it never holds more than one block's samples beyond the limit."""
+
+    def __init__(self, info: ParseInfo) -> None:
+        super().__init__()
+        self.info = info
+
+    def add(self, sample: StepSample) -> None:
+        self.append(sample)
+
+    def cap(self) -> None:
+        if len(self) > MAX_SAMPLES:
+            self.info.dropped += len(self) - MAX_SAMPLES
+            del self[MAX_SAMPLES:]
+
+
+class _Steps:
+    """Turns global step numbers into (step, span) windows: a line covers the steps since the
+    previous line. A step number that does not increase means the log restarted (a second run
+    appended to it, or interleaved ranks); counting starts over."""
+
+    def __init__(self, info: ParseInfo | None = None) -> None:
+        self.prev: int | None = None
+        self.base = 0  # for logs that give only the step within the epoch
+        self.last_in_epoch = 0
+        self.info = info
+
+    def window(self, global_step: int, start: int | None = None) -> tuple[int, int] | None:
+        """(global_step, span) for a line at `global_step`; `start` is the step before the
+        first line's window when the log does not begin at step 1 (e.g. its epoch's start)."""
+        if self.prev is not None and global_step <= self.prev:
+            self.prev = None
+            if self.info is not None:
+                self.info.restarts += 1
+        prev = self.prev if self.prev is not None else (start or 0)
+        if global_step <= prev or global_step < 1:
+            return None
+        self.prev = global_step
+        return global_step, global_step - prev
+
+    def in_epoch(
+        self, epoch: int, step: int, per_epoch: int, *, resets: bool = False
+    ) -> tuple[int, int] | None:
+        """`window` for a line at step `step` of `per_epoch` in (1-based) epoch `epoch`. With
+        `resets` (the repository restarts its timer at every epoch), a window never reaches back
+        into the previous epoch: the first line of an epoch covers the steps since its start."""
+        start = (epoch - 1) * per_epoch
+        glob = start + step
+        if resets and self.prev is not None and self.prev < start < glob:
+            self.prev = start
+        return self.window(glob, start)
+
+    def continue_epoch(self, in_epoch: int) -> int:
+        """Global step for a line that gives only its step within the epoch."""
+        if in_epoch <= self.last_in_epoch:
+            self.base = self.prev or 0
+        self.last_in_epoch = in_epoch
+        return self.base + in_epoch
+
+
+# ---- block-at-once fast path ----------------------------------------------------------------
+# A block whose lines continue the previous block cleanly (step numbers strictly increasing, every
+# number well-formed) is turned into samples with C-level map/zip, without a Python loop per
+# line; any other block goes through the line-by-line code, which handles every special case.
+
+
+def _floats(strings: Iterable[str]) -> list[float] | None:
+    """Finite, non-negative floats of regex-matched digit strings; None if any is not."""
+    try:
+        values = list(map(float, strings))
+    except ValueError:  # "1.2.3"
+        return None
+    if not values or not all(map(_INF.__gt__, values)) or not all(map((0.0).__le__, values)):
+        return None  # empty, inf, nan or negative
+    return values
+
+
+def _spans(steps: _Steps, globs: list[int], starts: list[int] | None = None) -> list[int] | None:
+    """Spans of windows ending at `globs` that continue `steps` (its state is left alone), or
+    None when the block needs the line-by-line path (the log's first line, a restart). With
+    `starts` (each line's epoch start), a window never reaches back into an earlier epoch."""
+    if steps.prev is None or not globs:
+        return None
+    prevs = [steps.prev, *globs[:-1]]
+    if starts is not None:
+        prevs = list(map(max, prevs, starts))
+    spans = list(map(sub, globs, prevs))
+    return spans if min(spans) >= 1 else None
+
+
+def _extend(out: list, globs: list[int], secs: Iterable[float], spans: list[int], kind: str):
+    out.extend(map(_new, repeat(StepSample), zip(globs, secs, spans, repeat(kind))))
+
+
+_G0, _G1, _G2, _G3, _G4 = (itemgetter(i) for i in range(5))
+
+
+def _step_run(steps: _Steps, out: list, run: list, unit: float, *, resets: bool) -> bool:
+    """Samples of `run`, matches `(epoch, epochs, step, steps per epoch, time, ...)` of step
+    lines; False (nothing done) when the run needs the line-by-line path."""
+    secs = _floats(map(_G4, run))
+    if secs is None:
+        return False
+    ns = list(map(int, map(_G3, run)))
+    starts = [(e - 1) * n for e, n in zip(map(int, map(_G0, run)), ns, strict=True)]
+    if min(ns) < 1 or min(starts) < 0:
+        return False
+    globs = list(map(int.__add__, starts, map(int, map(_G2, run))))
+    spans = _spans(steps, globs, starts if resets else None)
+    if spans is None:
+        return False
+    _extend(out, globs, map(truediv, secs, repeat(unit)), spans, "step")
+    steps.prev = globs[-1]
+    return True
+
+
+def _segments(found: list, is_step: Callable[[tuple], object]) -> Iterator[tuple[bool, list]]:
+    """`found` cut into runs of step matches and single other matches, in order."""
+    cuts = [i for i, m in enumerate(found) if not is_step(m)]
+    start = 0
+    for i in cuts:
+        if start < i:
+            yield True, found[start:i]
+        yield False, [found[i]]
+        start = i + 1
+    if start < len(found):
+        yield True, found[start:]
+
+
+# ---- per-format parsers -------------------------------------------------------------------
+# Each takes an iterable of blocks (or single lines) and keyword hints, and returns samples in
+# log order. Patterns never cross a line end ([ \t] instead of \s, bounded gaps).
+
+# Patterns: the lines are printf-formatted, so single spaces are literal; a greedy gap up to a
+# field near the end of the line backtracks a few characters only (linear on any line).
+_MINDONE_RE = re.compile(
+    r"epoch (\d+), step (\d+),(?:[^\n]* global_step (\d+),|[^\n]*) step_time\(ms\) " + _NUM
+)
+
+
+def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+    """mindone EvalSaveCallback: `epoch E, step S, ..., global_step G, step_time(ms) T`.
+
+    `step_time(ms)` averages the steps since the previous line (log_interval).
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    steps = _Steps(info)
+    window = steps.window
+    for block in _as_blocks(lines):
+        found = _MINDONE_RE.findall(block)
+        if found and all(map(_G2, found)) and (ms_list := _floats(map(_G3, found))) is not None:
+            globs = list(map(int, map(_G2, found)))
+            spans = _spans(steps, globs)
+            if spans is not None:
+                _extend(out, globs, map(truediv, ms_list, repeat(1000.0)), spans, "step")
+                steps.prev = globs[-1]
+                out.cap()
+                continue
+        for _, s, g, t in found:
+            ms = _f(t)
+            if ms is None:
+                continue
+            in_epoch = int(s)
+            glob = int(g) if g else steps.continue_epoch(in_epoch)
+            w = window(glob, glob - in_epoch if glob >= in_epoch else None)
+            if w:
+                out.append(_new(StepSample, (w[0], ms / 1000.0, w[1], "step")))
+        out.cap()
+    return out
+
+
+def _rows(lines: Iterable[str]) -> Iterator[str]:
+    for block in _as_blocks(lines):
+        rows = block.split("\n")
+        rows.pop()  # after the last line end
+        yield from rows
+
+
+@dataclass
+class _Rows:
+    """A block of well-formed result rows at once: key numbers and seconds."""
+
+    keys: list[int]
+    secs: list[float]
+
+
+def _result_rows(
+    lines: Iterable[str], key: tuple[str, ...], time: tuple[str, ...]
+) -> Iterator[tuple[int, float] | _Rows | None]:
+    """(key, seconds) of each row of a tab- (or whitespace-) separated result file: the first
+    column of the header named in `key` (a step or epoch number) and the first named in `time`.
+    Short rows, eval rows (first field `-`) and rows whose numbers do not convert are skipped;
+    None marks a second run's header (a restart). Nothing when the header lacks either column.
+    A block of tab-separated rows that are all well-formed comes as one `_Rows`."""
+    header: list[str] | None = None
+    i_key = i_time = -1
+    need = 0
+    columns: re.Pattern[str] | None = None  # the key and time cells of a tab-separated row
+    for block in _as_blocks(lines):
+        if header is None:  # the header line, then the rest of its block like any other
+            m = _NONBLANK.search(block)
+            if m is None:
+                continue
+            start = block.rfind("\n", 0, m.start()) + 1
+            end = block.index("\n", m.start())
+            line = block[start:end]
+            fields = line.split("\t") if "\t" in line else line.split()
+            header = [f.strip().lower() for f in fields]
+            i_key = next((header.index(n) for n in key if n in header), -1)
+            i_time = next((header.index(n) for n in time if n in header), -1)
+            if i_key < 0 or i_time < 0:
+                return
+            need = max(i_key, i_time)
+            if "\t" in line and i_key == 0:
+                columns = re.compile(
+                    r"^([^\t\n]*)\t" + r"[^\t\n]*\t" * (i_time - 1) + r"([^\t\n]*)", re.M
+                )
+            block = block[end + 1 :]
+            if not block:
+                continue
+        if columns is not None and not block.startswith("-") and "\n-" not in block:
+            found = columns.findall(block)
+            if found and len(found) == block.count("\n"):
+                try:
+                    keys = list(map(int, map(float, map(_G0, found))))
+                except (ValueError, OverflowError):  # a header, "abc", "inf": row by row
+                    keys = None
+                secs = _floats(map(_G1, found)) if keys else None
+                if keys and secs:
+                    yield _Rows(keys, secs)
+                    continue
+        rows = block.split("\n")
+        rows.pop()  # after the last line end
+        for line in rows:
+            fields = line.split("\t") if "\t" in line else line.split()
+            if len(fields) <= need:
+                continue
+            first = fields[0].strip()
+            if first.startswith("-") or not first:
+                continue
+            if first.lower() == header[0] and fields[1].strip().lower() == header[1]:
+                yield None  # a second run appended its header
+                continue
+            try:
+                number = int(float(fields[i_key]))
+            except (ValueError, OverflowError):  # "abc", or "inf" / "1e400" in a step cell
+                continue
+            seconds = _f(fields[i_time])
+            if seconds is not None:
+                yield number, seconds
+
+
+def parse_mindone_result(
+    lines: Iterable[str], *, info: ParseInfo | None = None, **_: object
+) -> list:
+    """mindone `result.log`: `step\\tloss\\tlr\\ttrain_time(s)`.
+
+    train_time(s) is the time since the previous row (not divided by log_interval), so each row
+    covers the steps since the previous row.
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    steps = _Steps(info)
+    for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
+        if row is None:
+            steps = _Steps(info)
+            continue
+        if type(row) is _Rows:
+            spans = _spans(steps, row.keys)
+            if spans is not None:
+                _extend(out, row.keys, map(truediv, row.secs, spans), spans, "step")
+                steps.prev = row.keys[-1]
+                out.cap()
+                continue
+            pairs: Iterable[tuple[int, float]] = zip(row.keys, row.secs, strict=True)
+        else:
+            pairs = (row,)
+        for step, total in pairs:
+            w = steps.window(step)
+            if w:
+                out.append(_new(StepSample, (w[0], total / w[1], w[1], "step")))
+        out.cap()
+    return out
+
+
+def parse_perf_recorder(
+    lines: Iterable[str], *, info: ParseInfo | None = None, **_: object
+) -> list:
+    """PerfRecorderCallback `result.log`: one row per step, `train_time(s)` of that step alone.
+
+    Eval rows (first field `-`) are skipped.
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
+        if type(row) is _Rows:
+            if min(row.keys) >= 1:
+                _extend(out, row.keys, row.secs, [1] * len(row.keys), "step")
+                out.cap()
+                continue
+            row_pairs: Iterable[tuple[int, float]] = zip(row.keys, row.secs, strict=True)
+        else:
+            row_pairs = () if row is None else (row,)
+        for step, sec in row_pairs:
+            if step >= 1:
+                out.append(_new(StepSample, (step, sec, 1, "step")))
+        out.cap()
+    return out
+
+
+_MINDCV_RE = re.compile(r"Epoch: \[(\d+)/(\d+)\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s")
+
+
+def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+    """mindcv StateMonitor: `Epoch: [e/E], batch: [b/N], loss: ..., time: T s`.
+
+    T is accumulated since the previous printed line, so it is divided by the batches since
+    then. A line covering a whole epoch (data-sink mode) is an epoch sample.
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    steps = _Steps(info)
+    in_epoch = steps.in_epoch
+    for block in _as_blocks(lines):
+        found = _MINDCV_RE.findall(block)
+        if found and (totals := _floats(map(_G4, found))) is not None:
+            ns = list(map(int, map(_G3, found)))
+            starts = [(e - 1) * n for e, n in zip(map(int, map(_G0, found)), ns, strict=True)]
+            globs = list(map(int.__add__, starts, map(int, map(_G2, found))))
+            spans = _spans(steps, globs) if min(ns) >= 1 and min(starts) >= 0 else None
+            # a line covering a whole epoch (sink mode) is an epoch sample: line by line
+            if spans is not None and not any(map(int.__eq__, spans, ns)):
+                _extend(out, globs, map(truediv, totals, spans), spans, "step")
+                steps.prev = globs[-1]
+                out.cap()
+                continue
+        for e, _, b, n_, t in found:
+            batch, n = int(b), int(n_)
+            total = _f(t)
+            if total is None or n < 1 or batch < 1:
+                continue
+            w = in_epoch(int(e), batch, n)
+            if not w:
+                continue
+            kind = "epoch" if (w[1] == n and batch == n and n > 1) else "step"
+            out.append(_new(StepSample, (w[0], total / w[1], w[1], kind)))
+        out.cap()
+    return out
+
+
+def _epoch_file(
+    lines: Iterable[str], steps_per_epoch: int | None, fmt: str, info: ParseInfo | None
+) -> list:
+    if not steps_per_epoch:
+        raise LogFormatError(
+            f"{fmt} logs give one time per epoch; set 'steps_per_epoch' in the benchmark"
+        )
+    n = steps_per_epoch
+    out = _Out(info or ParseInfo())
+    for row in _result_rows(lines, ("epoch",), ("traintime", "train_time", "train_time(s)")):
+        if row is None:
+            continue
+        pairs = zip(row.keys, row.secs, strict=True) if type(row) is _Rows else (row,)
+        for epoch, total in pairs:
+            if epoch >= 1:
+                out.append(_new(StepSample, (epoch * n, total / n, n, "epoch")))
+    return out
+
+
+def parse_mindcv_result(
+    lines: Iterable[str],
+    *,
+    steps_per_epoch: int | None = None,
+    info: ParseInfo | None = None,
+    **_: object,
+) -> list:
+    """mindcv `result.log`: per-epoch rows, `TrainTime` in seconds (needs steps_per_epoch)."""
+    return _epoch_file(lines, steps_per_epoch, "mindcv_result", info)
+
+
+def parse_mindocr_result(
+    lines: Iterable[str],
+    *,
+    steps_per_epoch: int | None = None,
+    info: ParseInfo | None = None,
+    **_: object,
+) -> list:
+    """mindocr `result.log`: `Epoch\\tloss\\t...\\ttrain_time\\teval_time` per epoch, seconds."""
+    return _epoch_file(lines, steps_per_epoch, "mindocr_result", info)
+
+
+# mindyolo: 1 epoch, 2 epochs, 3 step, 4 steps/epoch, 5 step time (ms, a window's mean),
+# 6 epoch minutes. A step line without a time (the loss line) still tells steps per epoch.
+_YOLO_RE = re.compile(
+    r"Epoch (\d+)/(\d+), (?:Step (\d+)/(\d+), step time: "
+    + _NUM
+    + r" ms|epoch time: "
+    + _NUM
+    + r" min)"
+)
+_YOLO_ANY_STEP_RE = re.compile(r"Epoch \d+/\d+, Step \d+/(\d+),")
+
+
+def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+    """mindyolo: `Epoch e/E, Step s/S, step time: T ms` (mean over log_interval steps), and
+    `Epoch e/E, epoch time: M min.` per epoch (the only timing in data-sink mode).
+
+    mindyolo restarts its step timer at every epoch, so the first window of an epoch covers the
+    steps since that epoch began, even when steps per epoch is not a multiple of log_interval.
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    steps = _Steps(info)
+    per_epoch: int | None = None
+    in_epoch = steps.in_epoch
+    for block in _as_blocks(lines):
+        for is_step, run in _segments(_YOLO_RE.findall(block), _G2):
+            if is_step:
+                per_epoch = int(run[-1][3]) or per_epoch
+                if _step_run(steps, out, run, 1000.0, resets=True):
+                    continue
+                for e, _, s, n_, ms, _ in run:
+                    t = _f(ms)
+                    n = int(n_)
+                    if t is None or n < 1:
+                        continue
+                    w = in_epoch(int(e), int(s), n, resets=True)
+                    if w:
+                        out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
+                continue
+            if not per_epoch:  # sink mode: steps per epoch from the loss lines
+                per_epoch = next((int(n) for n in _YOLO_ANY_STEP_RE.findall(block) if n), None)
+            e, mins = run[0][0], run[0][5]
+            minutes = _f(mins)
+            if minutes is None or not per_epoch:
+                continue
+            sample = (int(e) * per_epoch, minutes * 60.0 / per_epoch, per_epoch, "epoch")
+            out.append(_new(StepSample, sample))
+        out.cap()
+    return out
+
+
+# mindocr: 1 epoch, 2 epochs; step line: 3 step, 4 steps/epoch, 5 ms; epoch line: 6 s, 7 ms.
+_OCR_RE = re.compile(
+    r"epoch: \[(\d+)/(\d+)\](?: step: \[(\d+)/(\d+)\][^\n]* per step time: "
+    + _NUM
+    + r" ms|,[^\n]* epoch time: "
+    + _NUM
+    + r" s, per step time: "
+    + _NUM
+    + r" ms)"
+)
+
+
+def parse_mindocr(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+    """mindocr: `epoch: [e/E] step: [s/S], ..., per step time: T ms` (mean over log_interval),
+    and the epoch line `epoch: [e/E], ..., epoch time: X s, per step time: T ms`.
+
+    Like mindyolo, mindocr restarts its window at every epoch.
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    steps = _Steps(info)
+    in_epoch = steps.in_epoch
+    for block in _as_blocks(lines):
+        for is_step, seg in _segments(_OCR_RE.findall(block), _G2):
+            if is_step and _step_run(steps, out, seg, 1000.0, resets=True):
+                continue
+            _ocr_lines(seg, in_epoch, out)
+        out.cap()
+    return out
+
+
+def _ocr_lines(found: list, in_epoch: Callable[..., tuple[int, int] | None], out: list) -> None:
+    """mindocr matches one by one (the first block, restarts, epoch lines)."""
+    for e, _, s, n_, step_ms, epoch_sec, epoch_ms in found:
+        if s:
+            n = int(n_)
+            t = _f(step_ms)
+            if t is None or n < 1:
+                continue
+            w = in_epoch(int(e), int(s), n, resets=True)
+            if w:
+                out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
+            continue
+        epoch_s, ms = _f(epoch_sec), _f(epoch_ms)
+        if not epoch_s or not ms:
+            continue
+        n = max(1, round(epoch_s * 1000.0 / ms))
+        out.append(_new(StepSample, (int(e) * n, epoch_s / n, n, "epoch")))
+
+
+# TimeMonitor: 1 Train/Eval (absent in old MindSpore: training), 2 epoch ms, 3 per-step ms.
+_TM_RE = re.compile(r"epoch time: " + _NUM + r" ms, per step time: " + _NUM + r" ms")
+
+TM_FIT_REFUSAL = (
+    "TimeMonitor under Model.fit: MindSpore runs the evaluation before the training epoch-end "
+    "callback, so every 'Train epoch time' line that follows an 'Eval epoch time' line measures "
+    "the evaluation, not training, and no epoch was logged without one. Log training time "
+    "with Model.train (run the evaluation in its own loop), evaluate less often "
+    "(valid_frequency) so that some epochs are logged clean, or use a per-step logger"
+)
+
+
+def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+    """MindSpore TimeMonitor: `Train epoch time: X ms, per step time: Y ms`, one line per epoch.
+
+    The number of steps in the epoch is X / Y. `Eval epoch time` lines are never counted. Under
+    `Model.fit` an evaluation runs before the training epoch-end callback and resets
+    TimeMonitor's epoch timer, so a `Train` line that follows an `Eval` line (since the previous
+    `Train` line) times the evaluation: it is dropped (its steps still count). If every `Train`
+    line is contaminated, `info.refusal` says so.
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    glob = 0
+    after_eval = False
+    train = dropped = 0
+    for block in _as_blocks(lines):
+        if "Eval " not in block and not after_eval:  # Model.train: every line is training
+            found = _TM_RE.findall(block)
+            ex, ey = _floats(map(_G0, found)), _floats(map(_G1, found))
+            if ex and ey and min(ex) > 0 and min(ey) > 0:
+                ns = list(map(round, map(truediv, ex, ey)))
+                if min(ns) >= 1:
+                    globs = list(accumulate(ns, initial=glob))[1:]
+                    secs = map(truediv, map(truediv, ex, ns), repeat(1000.0))
+                    _extend(out, globs, secs, ns, "epoch")
+                    glob, train = globs[-1], train + len(ns)
+                    out.cap()
+                    continue
+        if "Eval " in block or after_eval:
+            matches = [
+                ("E" if block.startswith("Eval ", m.start() - 5) else "", *m.groups())
+                for m in _TM_RE.finditer(block)
+            ]
+        else:  # Model.train: no evaluation lines, no positions needed
+            matches = [("", x, y) for x, y in _TM_RE.findall(block)]
+        for which, x, y in matches:
+            if which:
+                after_eval = True
+                continue
+            epoch_ms, ms = _f(x), _f(y)
+            if not epoch_ms or not ms:
+                continue
+            n = max(1, round(epoch_ms / ms))
+            glob += n
+            train += 1
+            if after_eval:
+                after_eval = False
+                dropped += 1
+                continue
+            out.append(_new(StepSample, (glob, epoch_ms / n / 1000.0, n, "epoch")))
+        out.cap()
+    if dropped:
+        if dropped == train:
+            info.refusal = TM_FIT_REFUSAL
+        else:
+            info.notes.append(
+                f"dropped {dropped} of {train} 'Train epoch time' lines that follow an "
+                "evaluation (Model.fit): they time the evaluation, not training"
+            )
+    return out
+
+
+_AUDIO_RE = re.compile(
+    r"Epoch: \[(\d+)/(\d+)\], Step: \[(\d+)/(\d+)\], Step Time: " + _NUM + " sec"
+)
+
+
+def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+    """mindaudio TimeMonitor: `[Train] Epoch: [e/E], Step: [s/S], Step Time: T sec, ...`.
+
+    When lines are more than one step apart, T is taken as the mean of the steps since the
+    previous line.
+    """
+    info = info or ParseInfo()
+    out = _Out(info)
+    steps = _Steps(info)
+    in_epoch = steps.in_epoch
+    for block in _as_blocks(lines):
+        found = _AUDIO_RE.findall(block)
+        if found and (secs := _floats(map(_G4, found))) is not None:
+            ns = list(map(int, map(_G3, found)))
+            starts = [(e - 1) * n for e, n in zip(map(int, map(_G0, found)), ns, strict=True)]
+            globs = list(map(int.__add__, starts, map(int, map(_G2, found))))
+            spans = _spans(steps, globs) if min(ns) >= 1 and min(starts) >= 0 else None
+            if spans is not None:
+                _extend(out, globs, secs, spans, "step")
+                steps.prev = globs[-1]
+                out.cap()
+                continue
+        for e, _, s, n_, sec in found:
+            n = int(n_)
+            t = _f(sec)
+            if t is None or n < 1:
+                continue
+            w = in_epoch(int(e), int(s), n)
+            if w:
+                out.append(_new(StepSample, (w[0], t, w[1], "step")))
+        out.cap()
+    return out
+
+
+def parse_regex(
+    lines: Iterable[str],
+    *,
+    regex: str | None = None,
+    regex_times: str = "step",
+    steps_per_epoch: int | None = None,
+    info: ParseInfo | None = None,
+    **_: object,
+) -> list:
+    """User regex with a named group `ms` or `s` (time per step), and optionally `step` (global
+    step number). With `regex_times: epoch` each match is one epoch of `steps_per_epoch` steps
+    and the group is that epoch's time per step."""
+    if not regex:
+        raise LogFormatError("log_format 'regex' needs a 'regex' with a named group ms or s")
+    try:
+        pattern = re.compile(regex)
+    except re.error as exc:
+        raise LogFormatError(f"invalid regex: {exc}") from None
+    per_epoch = regex_times == "epoch"
+    if per_epoch and not steps_per_epoch:
+        raise LogFormatError("a regex that gives epoch times needs 'steps_per_epoch'")
+    unit = 1000.0 if "ms" in pattern.groupindex else 1.0
+    group = "ms" if unit == 1000.0 else "s"
+    has_step = "step" in pattern.groupindex and not per_epoch
+    info = info or ParseInfo()
+    out = _Out(info)
+    steps = _Steps(info)
+    glob = 0
+    for line in _rows(lines):
+        m = pattern.search(line)
+        if not m or m.group(group) is None:
+            continue
+        v = _f(m.group(group))
+        if v is None:
+            continue
+        if per_epoch:
+            assert steps_per_epoch
+            glob += steps_per_epoch
+            out.add(StepSample(glob, v / unit, steps_per_epoch, "epoch"))
+        elif has_step and m.group("step"):
+            try:
+                w = steps.window(int(m.group("step")))
+            except ValueError:
+                continue
+            if w:
+                out.add(StepSample(w[0], v / unit, w[1]))
+        else:
+            glob += 1
+            out.add(StepSample(glob, v / unit, 1))
+    return out
+
+
+Parser = Callable[..., list[StepSample]]
+
+PARSERS: dict[str, Parser] = {
+    "mindone": parse_mindone,
+    "mindone_result": parse_mindone_result,
+    "perf_recorder": parse_perf_recorder,
+    "mindcv": parse_mindcv,
+    "mindcv_result": parse_mindcv_result,
+    "mindocr_result": parse_mindocr_result,
+    "mindyolo": parse_mindyolo,
+    "mindocr": parse_mindocr,
+    "timemonitor": parse_timemonitor,
+    "mindaudio": parse_mindaudio,
+    "regex": parse_regex,
+}
+
+# The pattern each format's step lines match: what bench/bench_logs.py times as the floor.
+LINE_PATTERNS: dict[str, re.Pattern[str]] = {
+    "mindone": _MINDONE_RE,
+    "mindcv": _MINDCV_RE,
+    "mindyolo": _YOLO_RE,
+    "mindocr": _OCR_RE,
+    "timemonitor": _TM_RE,
+    "mindaudio": _AUDIO_RE,
+}
+
+
+# ---- detection ----------------------------------------------------------------------------
+
+# Line signatures, most specific first (earlier wins ties).
+_SIGNATURES: list[tuple[str, re.Pattern[str]]] = [
+    ("mindone", re.compile(r"step_time\(ms\) [0-9]")),
+    ("mindcv", _MINDCV_RE),
+    (
+        "mindyolo",
+        re.compile(r"Epoch \d+/\d+, (?:Step \d+/\d+, step time:|epoch time:)"),
+    ),
+    (
+        "mindocr",
+        re.compile(r"epoch: \[\d+/\d+\][^\n]* per step time: [0-9.]+ ms"),
+    ),
+    ("mindaudio", _AUDIO_RE),
+    ("timemonitor", _TM_RE),
+]
+
+
+def _detect_table(first: str) -> str | None:
+    raw_fields = first.split("\t") if "\t" in first else first.split()
+    fields = [f.strip().lower() for f in raw_fields]
+    if not fields:
+        return None
+    if fields[0] == "epoch" and "traintime" in fields:
+        return "mindcv_result"
+    if fields[0] == "epoch" and "train_time" in fields:
+        return "mindocr_result"
+    if fields[0] == "step" and ("train_time(s)" in fields or "train_time" in fields):
+        padded = "\t" in first and any(f != f.rstrip() for f in raw_fields[:-1])
+        if not padded and "lr" in fields:
+            return "mindone_result"
+        return "perf_recorder"
+    return None
+
+
+_NONBLANK = re.compile(r"\S")
+
+
+def _detect_blocks(pieces: Iterable[str]) -> tuple[str | None, bool]:
+    """(format, whether the first non-empty line was seen)."""
+    counts = dict.fromkeys((name for name, _ in _SIGNATURES), 0)
+    first_seen = False
+    for block in pieces:
+        if not first_seen and (m := _NONBLANK.search(block)):
+            first_seen = True
+            start = block.rfind("\n", 0, m.start()) + 1
+            table = _detect_table(block[start : block.index("\n", m.start())])
+            if table:
+                return table, True
+        for name, pattern in _SIGNATURES:
+            counts[name] += sum(1 for _ in pattern.finditer(block))
+    best, best_n = None, 0
+    for name, _ in _SIGNATURES:
+        if counts[name] > best_n:
+            best, best_n = name, counts[name]
+    return best, first_seen
+
+
+def detect_format(source: Source) -> str | None:
+    """Name of the format of `source` (text, or a path) as a key of `PARSERS`, or None if nothing
+    matches. Looks at the first `DETECT_PREFIX` characters, and at the whole log only when the
+    prefix shows nothing."""
+    if isinstance(source, str) and not source.endswith(("\n", "\r")):
+        source += "\n"
+    found, _ = _detect_blocks(blocks(source, limit=DETECT_PREFIX))
+    if found is not None:
+        return found
+    found, _ = _detect_blocks(blocks(source))
+    return found
+
+
+# ---- the whole log ------------------------------------------------------------------------
+
+_MSRUN_RE = re.compile(r"Start worker process with rank id:[ \t]*(\d+)")
+_MODE_RE = re.compile(r"MindSpore mode\[GRAPH\(0\)/PYNATIVE\(1\)\]:[ \t]*([01])\b")
+
+
+@dataclass
+class LogRead:
+    """A parsed log: its format, samples and what was noticed on the way."""
+
+    fmt: str | None
+    samples: list[StepSample]
+    notes: list[str] = field(default_factory=list)
+    refusal: str | None = None  # s/step must not be reported from this log (why, for the user)
+    ranks: int = 0  # ranks msrun announced in this output (0: none seen)
+    pynative: bool | None = None  # the log's mode banner, when it has one
+    restarts: int = 0
+
+
+class _Scan:
+    """Passes blocks through while noting the msrun and mode banners."""
+
+    def __init__(self, pieces: Iterable[str]) -> None:
+        self.pieces = pieces
+        self.ranks = 0
+        self.pynative: bool | None = None
+
+    def __iter__(self) -> Iterator[str]:
+        for block in self.pieces:
+            if "Start worker process" in block:
+                for m in _MSRUN_RE.finditer(block):
+                    self.ranks = max(self.ranks, int(m.group(1)) + 1)
+            if self.pynative is None and "PYNATIVE(1)" in block:
+                m = _MODE_RE.search(block)
+                if m:
+                    self.pynative = m.group(1) == "1"
+            yield block
+
+
+def interleaved_refusal(ranks: int) -> str:
+    who = f"{ranks} ranks" if ranks >= 2 else "several ranks"
+    return (
+        f"the log interleaves the output of {who} without a rank prefix (msrun --join prints "
+        "every worker's output on its console): read each rank's own log instead, e.g. "
+        "log: msrun_log/worker_*.log"
+    )
+
+
+def read_log(
+    source: Source,
+    fmt: str = "auto",
+    *,
+    regex: str | None = None,
+    steps_per_epoch: int | None = None,
+    regex_times: str = "step",
+) -> LogRead:
+    """Parse `source` (log text, or the path of a regular file, streamed) in format `fmt`
+    (`auto` detects). Raises `LogFormatError` for an unknown format or missing hints; OSError
+    when a path cannot be read."""
+    fmt = str(fmt)
+    if fmt == "auto":
+        detected = detect_format(source)
+        if detected is None:
+            return LogRead(None, [])
+        fmt = detected
+    parser = PARSERS.get(fmt)
+    if parser is None:
+        raise LogFormatError(f"unknown log format '{fmt}'; known: {', '.join(PARSERS)}")
+    info = ParseInfo()
+    scan = _Scan(blocks(source))
+    samples = parser(
+        scan,
+        regex=regex,
+        steps_per_epoch=steps_per_epoch,
+        regex_times=regex_times,
+        info=info,
+    )
+    read = LogRead(
+        fmt,
+        samples,
+        notes=list(info.notes),
+        refusal=info.refusal,
+        ranks=scan.ranks,
+        pynative=scan.pynative,
+        restarts=info.restarts,
+    )
+    if info.dropped:
+        read.notes.append(
+            f"the log has {len(samples) + info.dropped} step samples; measured the first "
+            f"{len(samples)}"
+        )
+    if read.refusal is None and samples:
+        several = scan.ranks >= 2 and (fmt == "timemonitor" or info.restarts >= 1)
+        frequent = info.restarts >= 2 and info.restarts * 5 >= len(samples)
+        if several or frequent:
+            read.refusal = interleaved_refusal(scan.ranks)
+    return read
+
+
+def parse_log(
+    text: Source,
+    fmt: str = "auto",
+    *,
+    regex: str | None = None,
+    steps_per_epoch: int | None = None,
+    regex_times: str = "step",
+) -> tuple[str | None, list[StepSample]]:
+    """Parse `text` (or a file path, streamed) in format `fmt` (`auto` detects). Returns
+    (format used, samples); see `read_log` for the notes and refusals.
+
+    The format is None (and samples empty) when `auto` recognises nothing.
+    Raises `LogFormatError` for an unknown format or missing hints.
+    """
+    read = read_log(
+        text, fmt, regex=regex, steps_per_epoch=steps_per_epoch, regex_times=regex_times
+    )
+    return read.fmt, read.samples
