@@ -90,9 +90,10 @@ class Context:
         if not self._table_keys:  # all at once: one pass over the tables, not one per table
             seen: dict[tuple[str, str], int] = {}
             for t in self.doc.tables:
-                n = seen.get((t.kind, t.heading), 0)
-                seen[(t.kind, t.heading)] = n + 1
-                self._table_keys[t.index] = f"{t.kind}:{t.heading}#{n}"
+                k = (t.kind, t.heading)
+                n = seen.get(k, 0)
+                seen[k] = n + 1
+                self._table_keys[t.index] = f"{k[0]}:{k[1]}#{n}"
         key = self._table_keys.get(table.index)
         if key is None:
             same = [
@@ -103,14 +104,22 @@ class Context:
         return key
 
     def _row_ident(self, table: Table, r: Row) -> str:
-        skip = self.spec.measured | set(self.spec.order["last"])  # recipe, weight
-        parts = []
-        for c in self.columns(table):
-            if c.name in skip:
-                continue
-            cell = self.cell(r, c)
-            parts.append((cell.text if cell else "").lower())
-        return "|".join(parts)
+        cells = r.cells
+        n = len(cells)
+        return "|".join(
+            [(cells[i].text.lower() if i < n else "") for i in self._ident_columns(table)]
+        )
+
+    def _ident_columns(self, table: Table) -> list[int]:
+        """Indices of the columns that identify a row: not the measured ones, nor recipe and
+        weight (once per table)."""
+        key = ("ident-columns", table.index)
+        found = self.memo.get(key)
+        if found is None:
+            skip = self.spec.measured | set(self.spec.order["last"])  # recipe, weight
+            found = [c.index for c in self.columns(table) if c.name not in skip]
+            self.memo[key] = found
+        return found  # type: ignore[return-value]
 
     def row_key(self, table: Table, row: Row) -> str:
         """Identity of a row: its configuration cells (not the measured ones), and its ordinal

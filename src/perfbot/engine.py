@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from . import registry
 from .config_light import DEFAULT
 from .context import Context, spec_for
 from .fix import Fix, apply_fixes, select_fixes
 from .model import Document
-from .registry import SEVERITIES, Finding, Issue, Rule, all_rules
+from .registry import RULES, SEVERITIES, Finding, Rule, all_rules
 from .source import Source
 from .suppress import directives_of, suppress
 
@@ -41,46 +42,69 @@ def _has_model_tables(doc: Document) -> bool:
     )
 
 
-def _severity(rule: Rule, issue: Issue, config: Config) -> str | None:
-    setting = config.setting(rule.id, rule.slug)
-    if setting == "off":
-        return None
-    if setting is not None:
-        return setting
-    if not rule.enabled:
-        return None
-    return issue.severity or rule.severity
+# (rule, its configured severity or None, whether its fixes are kept) for each rule that runs
+_Plan = list[tuple[Rule, "str | None", bool]]
+_DEFAULT_PLAN: list = []  # [(the registry's rules when it was made, the plan)]
+
+
+def _plan(config: Config, rules: list[Rule] | None) -> _Plan:
+    """The rules that run under ``config``, in id order, each with its configured severity
+    (``config.setting``: None for the rule's own) and ``config.can_fix``. Worked out once for
+    the default config (which nothing changes) while the registry holds the same rules, once
+    per file for a repository's."""
+    # only the registry's own rule list is remembered (a caller may replace ``all_rules``)
+    default = rules is None and config is DEFAULT and all_rules is registry.all_rules
+    if default and _DEFAULT_PLAN:
+        registered, plan = _DEFAULT_PLAN[0]
+        if registered == tuple(RULES.values()):  # the same rules (identity first: cheap)
+            return plan
+    plan = []
+    for r in rules or all_rules():
+        setting = config.setting(r.id, r.slug)
+        if setting == "off" or (not r.enabled and setting is None):
+            continue
+        plan.append((r, setting, config.can_fix(r.id)))
+    if default:
+        _DEFAULT_PLAN[:] = [(tuple(RULES.values()), plan)]
+    return plan
 
 
 def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
     findings: list[Finding] = []
-    tables = {t.index: t for t in ctx.doc.tables}
-    for r in rules or all_rules():
-        if ctx.config.setting(r.id, r.slug) == "off" or (
-            not r.enabled and ctx.config.setting(r.id, r.slug) is None
-        ):
-            continue
+    doc_tables = ctx.doc.tables
+    tables = {t.index: t for t in doc_tables}
+    in_scope: dict[str, list] = {
+        "requirements": [t for t in doc_tables if t.kind == "requirements"],
+        "performance": [t for t in doc_tables if t.kind == "performance"],
+        "tables": [t for t in doc_tables if t.kind in ("requirements", "performance")],
+    }
+    table_keys: dict[int | None, str | None] = {}
+    path = ctx.source.path
+    for r, setting, can_fix in _plan(ctx.config, rules):
         try:
             if r.scope == "document":
                 issues = list(r.func(ctx))
             else:
-                kinds = ("requirements", "performance") if r.scope == "tables" else (r.scope,)
-                issues = [i for t in ctx.doc.tables if t.kind in kinds for i in r.func(ctx, t)]
+                func = r.func
+                issues = [i for t in in_scope[r.scope] for i in func(ctx, t)]
         except Exception as e:  # a perfbot bug must not hide the other findings
             findings.append(
-                Finding(ctx.source.path, 1, 1, r.id, r.slug, "error",
+                Finding(path, 1, 1, r.id, r.slug, "error",
                         f"internal error in rule {r.id} ({type(e).__name__}: {e}); "
                         "please report this README to perfbot")
             )  # fmt: skip
             continue
-        can_fix = ctx.config.can_fix(r.id)
         for i in issues:
-            sev = _severity(r, i, ctx.config)
-            if sev is None:
-                continue
+            # the configured severity, else the issue's own (matrix warnings), else the rule's
+            sev = setting if setting is not None else (i.severity or r.severity)
+            t = i.table
+            if t in table_keys:
+                table_key = table_keys[t]
+            else:
+                table_key = table_keys[t] = ctx.table_key(tables[t]) if t in tables else None
             findings.append(
                 Finding(
-                    path=ctx.source.path,
+                    path=path,
                     line=i.line,
                     end_line=i.end_line or i.line,
                     rule=r.id,
@@ -88,8 +112,8 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
                     severity=sev,  # type: ignore[arg-type]
                     message=i.message,
                     fix=i.fix if can_fix else None,
-                    table=i.table,
-                    table_key=ctx.table_key(tables[i.table]) if i.table in tables else None,
+                    table=t,
+                    table_key=table_key,
                     row_key=i.row_key,
                 )
             )

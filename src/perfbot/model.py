@@ -1,7 +1,11 @@
 """What the parser gives the rules: tables with every cell's position, headings, sentences.
 
-These are plain frozen dataclasses (not pydantic models): they sit on the hot path of every check,
-and are built only by :mod:`perfbot.parse` from text that was already read.
+These are plain slots dataclasses (not pydantic models): they sit on the hot path of every check,
+and are built only by :mod:`perfbot.parse` from text that was already read. They are not
+``frozen`` (a frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, about
+three times the cost, and a README has thousands of cells), but nothing changes them after the
+parser built them: they are values, compared and hashed by their fields (``unsafe_hash``, the hash
+a frozen dataclass had); a changed copy is made with ``dataclasses.replace``.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from typing import Literal
 TableKind = Literal["requirements", "performance", "other"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Cell:
     """One table cell: ``line`` (1-based) and ``start``/``end`` columns of its raw text."""
 
@@ -27,21 +31,21 @@ class Cell:
         return self.text.replace("\\|", "|")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Row:
     line: int
     raw: str  # the line's content, without its line ending
     cells: tuple[Cell, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Heading:
     level: int
     text: str
     line: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Sentence:
     """A paragraph line that names the test machine ("Experiments are tested on ...")."""
 
@@ -55,7 +59,7 @@ class Sentence:
     continues: bool = False  # the line goes on after it with a clause (", using bf16.")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Table:
     index: int  # 0-based, in document order
     header: Row
@@ -84,7 +88,7 @@ class Table:
         return " / ".join(h.text for h in self.section)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class HtmlTable:
     line: int
     end_line: int

@@ -142,7 +142,9 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
     reasons: list[str] = []
 
     def other(why: str) -> Recognition:
-        return Recognition(table.index, table.start_line, "other", (*reasons, why), tuple(cols))
+        return Recognition(
+            table.index, table.start_line, "other", (*reasons, why), tuple(cols), table=table
+        )
 
     first = cols[0] if cols else None
     if first is not None and first.column is None and not _PLATFORM.search(first.name_text):
@@ -206,6 +208,7 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
         tuple(cols),
         skipped_rows=tuple(skipped),
         floors=tuple(floors),
+        table=table,
     )
 
 
@@ -214,7 +217,9 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
     reasons: list[str] = []
 
     def other(why: str) -> Recognition:
-        return Recognition(table.index, table.start_line, "other", (*reasons, why), tuple(cols))
+        return Recognition(
+            table.index, table.start_line, "other", (*reasons, why), tuple(cols), table=table
+        )
 
     # what each column means, from the table's own values and neighbours
     out: list[Resolved] = []
@@ -299,6 +304,7 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
         maybe_tail=tuple(
             slot for slot, pat in spec.maybe_tail if any(pat.search(t) for t in timing)
         ),
+        table=table,
     )  # fmt: skip
 
 
@@ -339,8 +345,9 @@ def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
         rec = Recognition(
             table.index, table.start_line, "other",
             ("its header names neither the Requirements columns nor a measurement",), tuple(cols),
+            table=table,
         )  # fmt: skip
-    return replace(rec, table=table)
+    return rec  # each Recognition above is made with ``table=table``
 
 
 def _html_as_table(h: HtmlTable, index: int) -> Table:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..fix import Applicability, Edit, Fix
-from ..model import Cell, Row
+from ..model import Cell
 from ..parse import segments
 
 if TYPE_CHECKING:
@@ -37,14 +37,26 @@ def cell_edit(cell: Cell, new: str) -> Edit:
     return Edit(cell.line, cell.start, cell.end, new)
 
 
-def reorder_line(row: Row, order: list[int]) -> Edit | None:
-    """Permute a line's cells (each keeps its own padding); None if the line is ragged."""
-    segs = segments(row.raw)
-    if len(segs) != len(order):
+def _cell_pieces(line: str) -> tuple[str, list[str], str]:
+    """(text before the first cell, each cell's raw text with its padding, text after the last
+    cell) of a table line: :func:`perfbot.parse.segments`'s bounds, by ``str.split`` when the
+    line holds no backslash (no ``\\|`` to skip), else from ``segments`` itself."""
+    if "\\" in line:
+        segs = segments(line)
+        return line[: segs[0][0]], [line[a:b] for a, b in segs], line[segs[-1][1] :]
+    i = len(line) - len(line.lstrip(" \t"))
+    if line.startswith("|", i):
+        i += 1
+    parts = line[i:].split("|")
+    last = parts[-1]
+    if last.strip() or len(parts) == 1:  # the text after the last pipe is a cell
+        return line[:i], parts, ""
+    return line[:i], parts[:-1], "|" + last
+
+
+def reordered(line: str, order: list[int]) -> str | None:
+    """``line`` with its cells permuted (each keeps its own padding); None if it is ragged."""
+    head, pieces, tail = _cell_pieces(line)
+    if len(pieces) != len(order):
         return None
-    line = row.raw
-    pieces = [line[a:b] for a, b in segs]
-    head = line[: segs[0][0]]
-    tail = line[segs[-1][1] :]
-    new = head + "|".join(pieces[i] for i in order) + tail
-    return Edit(row.line, 0, len(line), new)
+    return head + "|".join([pieces[i] for i in order]) + tail

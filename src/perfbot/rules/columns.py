@@ -9,7 +9,7 @@ from ..fix import Edit, Fix
 from ..model import Cell, Table
 from ..registry import Issue, rule
 from ..spec import header_parts
-from ._util import floor_table, q, reorder_line
+from ._util import floor_table, q, reordered
 
 
 def _rename(cell: Cell, name: str) -> Edit:
@@ -152,18 +152,24 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
             range(len(names)),
             key=lambda i: (order_names.index(names[i]) if names[i] in order_names else 99, i),
         )
-    else:
+    else:  # memoised per list of names
         order = ctx.spec.expected_order(names, ctx.is_inference(table))
     if order == list(range(len(names))):
         return
     expected = " | ".join(cols[i].name or cols[i].text for i in order)
     lines = (rec.table or table).lines  # every row, those recognition left unchecked included
-    edits = [reorder_line(r, order) for r in lines]
     fix = None
-    if all(e is not None for e in edits) and all(len(r.cells) == len(names) for r in lines):
-        raws = {r.line: r.raw for r in lines}
-        changed = tuple(e for e in edits if e and e.text != raws[e.line])
-        fix = Fix("Reorder the columns", changed) if changed else None
+    if all(len(r.cells) == len(names) for r in lines):
+        # an edit for each line the reorder changes; none when a line is ragged
+        changed: list[Edit] = []
+        for r in lines:
+            new = reordered(r.raw, order)
+            if new is None:
+                break
+            if new != r.raw:
+                changed.append(Edit(r.line, 0, len(r.raw), new))
+        else:
+            fix = Fix("Reorder the columns", tuple(changed)) if changed else None
     yield Issue(
         table.header.line,
         f"columns are not in the guide's order; expected `| {expected} |`",

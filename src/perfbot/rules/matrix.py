@@ -18,6 +18,31 @@ def _row_cells(ctx: Context, table: Table, row: Row) -> dict:
     return {k: ctx.cell(row, ctx.column(table, name)) for k, name in _COLS.items()}
 
 
+# check_row memoised per row's four cell texts (a repository's READMEs repeat their
+# Requirements rows), for one matrix at a time (the built-in one, unless a config adds rows: a
+# Matrix never changes); bounded in entries and in the texts' length
+_CHECKS: list = [(None, {})]  # [(the matrix, {row's texts: its issues})], swapped whole
+_MEMO_SIZE = 4096
+_MEMO_MAX_LEN = 200
+
+
+def _check_row(ctx: Context, vals: dict) -> list:
+    matrix = ctx.matrix
+    row = (vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"])
+    if any(v is not None and len(v) > _MEMO_MAX_LEN for v in row):
+        return matrix.check_row(*row)
+    held, memo = _CHECKS[0]
+    if held is not matrix:
+        memo = {}
+        _CHECKS[0] = (matrix, memo)
+    found = memo.get(row)
+    if found is None:
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        found = memo[row] = tuple(matrix.check_row(*row))
+    return list(found)
+
+
 def _issues(ctx: Context, table: Table) -> list:
     """(row, cells, matrix issues) of each Requirements row; computed once for the three rules."""
     key = ("matrix-issues", table.index)
@@ -29,10 +54,7 @@ def _issues(ctx: Context, table: Table) -> list:
             if cells["mindspore"] is None:
                 continue
             vals = {k: (c.value if c else None) for k, c in cells.items()}
-            issues = ctx.matrix.check_row(
-                vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"]
-            )
-            found.append((row, cells, issues))
+            found.append((row, cells, _check_row(ctx, vals)))
         ctx.memo[key] = found
     return found
 

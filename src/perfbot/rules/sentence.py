@@ -9,7 +9,7 @@ from ..fix import Edit, Fix
 from ..model import Sentence, Table
 from ..parse import canonical_sentence, sentence_span
 from ..registry import Issue, rule
-from ..spec.versions import mindspore_versions, normalize_mindspore, same_mindspore
+from ..spec.versions import mindspore_versions, normalize_mindspore
 from ._util import floor_table, q
 
 
@@ -18,9 +18,14 @@ def _differs(text: str, want: str, width: int = 60) -> str:
     differs from ``want`` is kept (a final `:` for `.` must not be cut off)."""
     if len(text) <= width:
         return q(text)
-    n = 0
-    while n < min(len(text), len(want)) and text[n] == want[n]:
-        n += 1
+    # the length of their common prefix, by halving (slices compare in C)
+    n, hi = 0, min(len(text), len(want))
+    while n < hi:
+        mid = (n + hi + 1) // 2
+        if text[:mid] == want[:mid]:
+            n = mid
+        else:
+            hi = mid - 1
     if n < width - 3:
         return q(text)
     start = max(0, min(n - width // 2, len(text) - (width - 3)))
@@ -30,14 +35,18 @@ def _differs(text: str, want: str, width: int = 60) -> str:
 
 def _sentences(ctx: Context) -> list[tuple[Sentence, Table]]:
     """Each sentence that governs a performance table, once, with the first table it governs
-    (not the sentences of benchmarks on other hardware: a GPU, an Ascend 310P)."""
-    seen: set[int] = set()
-    out = []
-    for t in ctx.doc.of_kind("performance"):
-        if t.sentence and t.sentence.line not in seen and not ctx.recognised(t).hardware:
-            seen.add(t.sentence.line)
-            out.append((t.sentence, t))
-    return out
+    (not the sentences of benchmarks on other hardware: a GPU, an Ascend 310P). Worked out once
+    per document (PB202, PB203 and PB204 read it)."""
+    found = ctx.memo.get("sentences")
+    if found is None:
+        seen: set[int] = set()
+        found = []
+        for t in ctx.doc.of_kind("performance"):
+            if t.sentence and t.sentence.line not in seen and not ctx.recognised(t).hardware:
+                seen.add(t.sentence.line)
+                found.append((t.sentence, t))
+        ctx.memo["sentences"] = found
+    return list(found)  # type: ignore[call-overload]
 
 
 @rule("PB201", "sentence-missing", severity="error", scope="performance")
@@ -151,14 +160,17 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
 
 
 def _listed_versions(ctx: Context) -> list[str]:
-    out: list[str] = []
-    for t in ctx.doc.of_kind("requirements"):
-        col = ctx.column(t, "mindspore")
-        for row in t.rows:
-            cell = ctx.cell(row, col)
-            if cell:
-                out.extend(v.text for v in mindspore_versions(cell.value))
-    return out
+    found = ctx.memo.get("listed-versions")
+    if found is None:  # once per document
+        found = []
+        for t in ctx.doc.of_kind("requirements"):
+            col = ctx.column(t, "mindspore")
+            for row in t.rows:
+                cell = ctx.cell(row, col)
+                if cell:
+                    found.extend(v.text for v in mindspore_versions(cell.value))
+        ctx.memo["listed-versions"] = found
+    return list(found)  # type: ignore[call-overload]
 
 
 @rule("PB203", "sentence-version-unlisted", severity="error", scope="document", fix="sometimes",
@@ -184,12 +196,18 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
         return  # PB101 reports the missing table
     if all(floor_table(ctx, t) for t in req):
         return  # minimum versions only: PB103 asks for the tested ones
-    listed = _listed_versions(ctx)
+    # what same_mindspore(v, x) compares: the canonical spellings of the versions that parse
+    listed = {
+        p.canonical
+        for p in (normalize_mindspore(x) for x in _listed_versions(ctx))
+        if p is not None
+    }
     target = req[0]
     ordered = [c.name for c in ctx.columns(target)] == list(ctx.spec.requirements_order)
     for s, t in _sentences(ctx):
         for v in s.versions:
-            if any(same_mindspore(v, x) for x in listed):
+            pv = normalize_mindspore(v)
+            if pv is not None and pv.canonical in listed:  # any(same_mindspore(v, x) ...)
                 continue
             if _completions(ctx, v):
                 continue  # `2.4` for the listed 2.4.1: PB202 says it is incomplete

@@ -130,11 +130,33 @@ class RowNumbers:
         return [1.0 / d for d in range(1, self.cards + 1) if self.cards % d == 0][:64]
 
 
+def _number_columns(ctx: Context, table: Table) -> tuple:
+    """The columns :func:`_numbers` reads, looked up once per table (it runs once per row):
+    s/step, cards, batch size, steps (None unless an inference table has it), frames,
+    sequence parallel."""
+    key = ("number-columns", table.index)
+    found = ctx.memo.get(key)
+    if found is None:
+        col = ctx.column
+        steps = col(table, "steps") if ctx.is_inference(table) else None
+        found = (
+            col(table, "s/step"),
+            col(table, "cards"),
+            col(table, "batch size"),
+            steps,
+            col(table, "frames"),
+            col(table, "sequence parallel"),
+        )
+        ctx.memo[key] = found
+    return found  # type: ignore[return-value]
+
+
 def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
-    step_col = ctx.column(table, "s/step")
-    cards = _int(ctx.cell(row, ctx.column(table, "cards")))
-    batch = _int(ctx.cell(row, ctx.column(table, "batch size")))
-    step_cell = ctx.cell(row, step_col)
+    step_col, cards_col, batch_col, steps_col, frames_col, sp_col = _number_columns(ctx, table)
+    cell = ctx.cell
+    cards = _int(cell(row, cards_col))
+    batch = _int(cell(row, batch_col))
+    step_cell = cell(row, step_col)
     t = parse_time(step_cell.value) if step_cell else None
     if step_col is None or cards is None or batch is None or t is None:
         return None
@@ -148,13 +170,13 @@ def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
     if step.lo <= 0:
         return None
     steps = 1
-    if ctx.is_inference(table) and ctx.column(table, "steps") is not None:
-        s = _int(ctx.cell(row, ctx.column(table, "steps")))
+    if steps_col is not None:  # an inference table with a steps column
+        s = _int(cell(row, steps_col))
         if s is None:
             return None
         steps = s
-    frames = _int(ctx.cell(row, ctx.column(table, "frames")))
-    sp = _sequence_parallel(ctx.cell(row, ctx.column(table, "sequence parallel")))
+    frames = _int(cell(row, frames_col))
+    sp = _sequence_parallel(cell(row, sp_col))
     return RowNumbers(cards, batch, steps, step, scale, step_cell, frames or 1, sp)
 
 
@@ -294,18 +316,39 @@ def _inverted(nums: RowNumbers, shown: Shown) -> bool:
 
 def _derived_rows(
     ctx: Context, table: Table, name: str = "img/s"
-) -> Iterator[tuple[Row, RowNumbers, Cell, Shown]]:
+) -> list[tuple[Row, RowNumbers, Cell, Shown]]:
     """Rows whose ``name`` cell (img/s, s/img ...) can be compared with cards, batch size and
-    s/step: (row, its numbers, the cell, the number it shows)."""
-    col = ctx.column(table, name)
-    if col is None:
-        return
-    for row in table.rows:
-        nums = _numbers(ctx, table, row)
-        cell = ctx.cell(row, col)
-        shown = Shown.of(cell)
-        if nums is not None and shown is not None and cell is not None:
-            yield row, nums, cell, shown
+    s/step: (row, its numbers, the cell, the number it shows). Worked out once per table (PB401,
+    PB402, PB406 and PB403 read them)."""
+    key = ("derived-rows", table.index, name)
+    found = ctx.memo.get(key)
+    if found is None:
+        found = []
+        col = ctx.column(table, name)
+        if col is not None:
+            for row in table.rows:
+                nums = _numbers(ctx, table, row)
+                cell = ctx.cell(row, col)
+                shown = Shown.of(cell)
+                if nums is not None and shown is not None and cell is not None:
+                    found.append((row, nums, cell, shown))
+        ctx.memo[key] = found
+    return found  # type: ignore[return-value]
+
+
+def _unexplained(ctx: Context, table: Table) -> list[tuple[Row, RowNumbers, Cell, Shown]]:
+    """The img/s rows that do not agree with cards × batch size / s/step and are not explained
+    by what the table says one sample counts (PB401's and PB406's rows), worked out once."""
+    key = ("unexplained", table.index)
+    found = ctx.memo.get(key)
+    if found is None:
+        found = [
+            d
+            for d in _derived_rows(ctx, table)
+            if not (_agrees(d[1], d[3]) or _explained(ctx, table, d[0], d[1], d[3]))
+        ]
+        ctx.memo[key] = found
+    return found  # type: ignore[return-value]
 
 
 def _time_per_image(nums: RowNumbers, shown: Shown) -> bool:
@@ -345,9 +388,7 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     Use instead:
         | dit | 8 | 64 | 256x256 | O2 | 3~5 mins | 0.93 | 550.54 |
     """
-    for row, nums, img_cell, shown in _derived_rows(ctx, table):
-        if _agrees(nums, shown) or _explained(ctx, table, row, nums, shown):
-            continue
+    for row, nums, img_cell, shown in _unexplained(ctx, table):
         if _time_per_image(nums, shown):
             continue  # reported by PB402: the value is the time per image
         k = _multiple(nums, shown)
@@ -468,9 +509,7 @@ def img_s_multiple(ctx: Context, table: Table) -> Iterator[Issue]:
 
         img/s counts the 6 views of each sample: img/s = cards * batch_size * 6 / (steps * s/step)
     """
-    for row, nums, img_cell, shown in _derived_rows(ctx, table):
-        if _agrees(nums, shown) or _explained(ctx, table, row, nums, shown):
-            continue
+    for row, nums, img_cell, shown in _unexplained(ctx, table):
         if _time_per_image(nums, shown) or not _counting(ctx, table).video:
             continue  # PB402's, or PB401's
         k = _multiple(nums, shown)
@@ -598,10 +637,14 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
     """
     required = set(ctx.spec.required(ctx.is_inference(table)))
     cols = [c for c in ctx.columns(table) if c.name in required]
+    placeholder = PLACEHOLDER.match
     for row in table.rows:
+        cells = row.cells
         for col in cols:
-            cell = ctx.cell(row, col)
-            if cell is not None and PLACEHOLDER.match(cell.value.strip()):
+            if col.index >= len(cells):  # ctx.cell's None
+                continue
+            cell = cells[col.index]
+            if placeholder(cell.value.strip()):
                 if col.name in _GRAPH_ONLY and _row_mode(ctx, table, row) == "pynative":
                     continue  # no jit level nor graph compile in PyNative mode
                 if col.name in _SAMPLING and not _samples(ctx, table, row):
@@ -618,9 +661,15 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
 
 
 def _form_issues(ctx: Context, table: Table, form_name: str) -> Iterator[Issue]:
-    for col in ctx.columns(table):
-        if col.column is None or col.column.form != form_name:
-            continue
+    key = ("form-columns", table.index)
+    by_form = ctx.memo.get(key)
+    if not isinstance(by_form, dict):  # once per table, not once per form rule
+        by_form = {}
+        for col in ctx.columns(table):
+            if col.column is not None:
+                by_form.setdefault(col.column.form, []).append(col)
+        ctx.memo[key] = by_form
+    for col in by_form.get(form_name, ()):
         yield from _check_column(ctx, table, col, form_name)
 
 
@@ -629,18 +678,34 @@ _NOTE = re.compile(r"[ \t]{0,3}[(（][^()（）]{1,40}[)）]$")
 _NOTED_FORMS = frozenset({"positive_int", "resolution"})
 
 
+# per form, cell texts that are a placeholder or of the form (what most cells are: `8`, `O2`,
+# `0.89` ...), so a text seen before costs a set lookup, not two regular expressions; only
+# short texts, and a bounded number of them
+_PASSED: dict[str, set[str]] = {}
+_PASSED_MAX_LEN = 64
+_PASSED_SIZE = 4096
+
+
 def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> Iterator[Issue]:
     form = FORMS[form_name]
     name = col.column.name  # type: ignore[union-attr]
     label = col.unit or name  # the header as the table writes it when it is a unit variant
     normalize = link_normalizer(name) if form_name == "link" else form.normalize
     seconds: list[Cell] = []  # graph compile in seconds, no fix: one finding for the column
+    placeholder, match, i = PLACEHOLDER.match, form.match, col.index
+    passed = _PASSED.setdefault(form_name, set())
     for row in table.rows:
-        cell = ctx.cell(row, col)
-        if cell is None:
+        if i >= len(row.cells):  # ctx.cell's None
             continue
+        cell = row.cells[i]
         v = cell.value.strip()
-        if PLACEHOLDER.match(v) or form.match(v):
+        if v in passed:
+            continue
+        if placeholder(v) or match(v):
+            if len(v) <= _PASSED_MAX_LEN:
+                if len(passed) >= _PASSED_SIZE:
+                    passed.clear()
+                passed.add(v)
             continue
         if form_name in _NOTED_FORMS and form.match(_NOTE.sub("", v)):
             continue  # `1372x2044 (image)`, `4 (video)`: the guide's value, with a short note

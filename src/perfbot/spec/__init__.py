@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Literal
 
@@ -68,10 +68,24 @@ def _footnote_start(t: str, *, bare_star: bool = True) -> int | None:
     return best
 
 
+# Header texts repeat (every table of a repository writes `model name`, and recognition and the
+# rules ask about one header many times): the pure functions of a header's text below are
+# memoised per text. Only texts up to this length are kept, in caches of bounded size, so a
+# README of huge or countless distinct headers cannot make them hold much.
+_MEMO_MAX_LEN = 256
+_MEMO_SIZE = 4096
+
+
 def header_parts(text: str) -> tuple[str, str, str]:
     """A header cell as (opening marks, name, closing marks): emphasis (`**x**`, `__x__`,
     `*x*`, `` `x` ``), a link around it (`[recipe](url)`) and a footnote marker (`precision*`,
     `model name<sup>1</sup>`, `img/s[^2]`) are not part of the column's name."""
+    if len(text) <= _MEMO_MAX_LEN:
+        return _header_parts_memo(text)
+    return _header_parts(text)
+
+
+def _header_parts(text: str) -> tuple[str, str, str]:
     t = text.strip()
     pre = post = ""
     at = _footnote_start(t, bare_star=False)
@@ -107,9 +121,22 @@ def header_parts(text: str) -> tuple[str, str, str]:
     return pre, t, post
 
 
+_header_parts_memo = lru_cache(maxsize=_MEMO_SIZE)(_header_parts)
+_SPACES = re.compile(r"\s+")
+
+
 def header_key(text: str) -> str:
     """How header cells are compared: case-, emphasis-, footnote- and space-insensitive."""
-    return re.sub(r"\s+", " ", header_parts(text)[1]).strip().lower()
+    if len(text) <= _MEMO_MAX_LEN:
+        return _header_key_memo(text)
+    return _header_key(text)
+
+
+def _header_key(text: str) -> str:
+    return _SPACES.sub(" ", header_parts(text)[1]).strip().lower()
+
+
+_header_key_memo = lru_cache(maxsize=_MEMO_SIZE)(_header_key)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,10 +163,12 @@ class Resolved:
     # (`tokens/s` -> img/s), and why a column means what it means
     slot: str | None = None
     note: str = ""
+    # the column's canonical name (None: unknown); set from ``column``, read on every rule's
+    # hot path (an attribute, not a property)
+    name: str | None = field(init=False, repr=False, compare=False)
 
-    @property
-    def name(self) -> str | None:
-        return self.column.name if self.column else None
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.column.name if self.column else None)
 
     @property
     def name_text(self) -> str:
@@ -175,6 +204,8 @@ class Schema:
     def resolve(self, index: int, text: str) -> Resolved:
         key = self._keys.get(text)
         if key is None:
+            if len(self._keys) >= _MEMO_SIZE:  # a Schema lives for the run: bounded
+                self._keys.clear()
             key = self._keys[text] = header_key(text)
         hit = self._lookup.get(key)
         if hit is None:
@@ -189,6 +220,8 @@ class Schema:
         key = tuple(texts)
         found = self._headers.get(key)
         if found is None:
+            if len(self._headers) >= _MEMO_SIZE:  # a Schema lives for the run: bounded
+                self._headers.clear()
             found = self._headers[key] = [self.resolve(i, t) for i, t in enumerate(texts)]
         return list(found)
 
@@ -220,14 +253,25 @@ class Spec:
     maybe_tail: tuple[tuple[str, re.Pattern[str]], ...] = ()
     metric_neighbours: frozenset[str] = frozenset()
     other_hardware: re.Pattern[str] = re.compile(r"(?!)")
+    # what the methods below derive from the fields, memoised (rules ask per table); not a
+    # field a copy (``with_config``) shares, and bounded (column orders come from READMEs)
+    _memo: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
     def requirements_order(self) -> tuple[str, ...]:
-        return tuple(self.requirements.columns)
+        found = self._memo.get("requirements_order")
+        if found is None:
+            found = self._memo["requirements_order"] = tuple(self.requirements.columns)
+        return found
 
     def required(self, inference: bool) -> list[str]:
-        want = {"all", "inference"} if inference else {"all"}
-        return [c.name for c in self.performance.columns.values() if c.required in want]
+        key = ("required", inference)
+        found = self._memo.get(key)
+        if found is None:
+            want = {"all", "inference"} if inference else {"all"}
+            found = tuple(c.name for c in self.performance.columns.values() if c.required in want)
+            self._memo[key] = found
+        return list(found)
 
     def expected_order(self, names: list[str | None], inference: bool) -> list[int]:
         """Indices of ``names`` (canonical names, None = unknown) in the guide's order.
@@ -235,6 +279,15 @@ class Spec:
         Head columns first, then the optional ones (unknown included) in their present order,
         then the training or inference tail, then recipe and weight.
         """
+        key = ("expected_order", tuple(names), inference)
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) > 4096:
+                self._memo.clear()
+            found = self._memo[key] = tuple(self._expected_order(names, inference))
+        return list(found)
+
+    def _expected_order(self, names: list[str | None], inference: bool) -> list[int]:
         head = self.order["head"]
         tail = self.order["inference_tail" if inference else "training_tail"]
         last = self.order["last"]

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 # Cells that say "no value" rather than a wrong value.
 PLACEHOLDER = re.compile(
@@ -38,9 +39,21 @@ def _strip_md(v: str) -> str:
     return v
 
 
+# Cells repeat (`8`, `64`, `0.89`, `O2` in every row and README): the parsers of a cell's text
+# below are pure, and memoised per text up to this length, in caches of bounded size.
+_MEMO_MAX_LEN = 64
+_MEMO_SIZE = 4096
+
+
 def parse_number(v: str) -> float | None:
     """A plain decimal number in a cell (markdown emphasis, ``~``, thousands commas and a
     decimal comma such as ``47,34`` allowed)."""
+    if len(v) <= _MEMO_MAX_LEN:
+        return _parse_number_memo(v)
+    return _parse_number(v)
+
+
+def _parse_number(v: str) -> float | None:
     v = _strip_md(v).lstrip("~≈").strip()
     if re.fullmatch(r"[0-9]{1,3}(?:,[0-9]{3})+(?:\.[0-9]+)?", v):
         v = v.replace(",", "")
@@ -51,17 +64,29 @@ def parse_number(v: str) -> float | None:
     return None
 
 
+_parse_number_memo = lru_cache(maxsize=_MEMO_SIZE)(_parse_number)
+
+
 _TIME = re.compile(rf"^(?P<n>{_NUM}|[0-9]+,[0-9]{{1,2}})\s*(?P<u>s|sec|secs|seconds?|ms)?$", re.I)
 
 
 def parse_time(v: str) -> tuple[float, str | None, str] | None:
     """A time cell: (number, unit written or None, the number's text). ``0.89s`` -> (0.89, "s")."""
+    if len(v) <= _MEMO_MAX_LEN:
+        return _parse_time_memo(v)
+    return _parse_time(v)
+
+
+def _parse_time(v: str) -> tuple[float, str | None, str] | None:
     m = _TIME.match(_strip_md(v).lstrip("~≈").strip())
     if not m:
         return None
     text = m.group("n").replace(",", ".")
     unit = m.group("u")
     return float(text), ("ms" if unit and unit.lower() == "ms" else "s" if unit else None), text
+
+
+_parse_time_memo = lru_cache(maxsize=_MEMO_SIZE)(_parse_time)
 
 
 def round2(x: float) -> str:

@@ -433,12 +433,22 @@ def mindspore_versions(cell: object) -> list[Version]:
     ``2.2.10～2.2.12`` / ``2.2.10~2.2.12`` / ``2.2.10-2.2.12`` -> the two endpoints, both with
     ``in_range=True``. An empty list when the cell is not (entirely) made of versions.
     """
+    if isinstance(cell, str) and len(cell) <= MAX_LEN:
+        # a pure function of the text, memoised (a README asks about one cell several times,
+        # and a repository's READMEs name the same versions); a new list each call
+        return list(_mindspore_versions_cached(cell))
+    return _mindspore_versions(cell)
+
+
+def _mindspore_versions(cell: object) -> list[Version]:
     s = _clean(cell)
     if s is None:
         return []
     one = parse_version("mindspore", s)
     if one is not None:
-        return [dataclasses.replace(one, text=str(cell))]
+        # the version with the cell's own text (dataclasses.replace, without its cost)
+        return [Version(one.kind, str(cell), one.canonical, one.key, one.base, one.partial,
+                        one.in_range)]  # fmt: skip
     # A range: try every separator position, so "2.6.0-rc1-2.7.0" splits at the right dash.
     for m in _RANGE_SEP.finditer(s):
         left, right = s[: m.start()], s[m.end() :]
@@ -456,3 +466,8 @@ def mindspore_versions(cell: object) -> list[Version]:
         if v not in out:
             out.append(v)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _mindspore_versions_cached(cell: str) -> tuple[Version, ...]:
+    return tuple(_mindspore_versions(cell))
