@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from .config import Config
     from .engine import FileResult
+    from .report.stream import Document
     from .source import FileError, Source
 
 PROG = "perfbot"
@@ -414,6 +415,7 @@ class _Runner:
         self.errors: list[FileError] = []
         self.notes: list[str] = []
         self._printed_errors = 0  # errors already printed by emit()
+        self._root: str | None = None
         self._bad_configs: set[tuple[str, str]] = set()
         # (config paths, their folder) -> whether they matched a file: a `paths:` that matches
         # nothing is said, not silently a run over 0 files
@@ -511,28 +513,39 @@ class _Runner:
         slow file does not hold back the others' results); JSON and SARIF are one document."""
         return self.args.format in ("text", "github") and not self.args.statistics
 
-    def emit(self, result: FileResult | None, notes: list[str]) -> None:
-        """Print one checked file's findings and notes, and the errors not printed yet."""
-        from .report import renderer
+    def root(self) -> str:
+        """The repository root (cached: the walk up to ``.git`` is done once per run)."""
+        if self._root is None:
+            self._root = _repo_root()
+        return self._root
 
+    def emit(self, result: FileResult | None, notes: list[str], part: str | None = None) -> None:
+        """Print one checked file's findings (``part``: already rendered) and notes, and the
+        errors not printed yet."""
         a = self.args
         if not a.quiet:
             for n in notes:
                 print(n, file=sys.stderr)
         new_errors = self.errors[self._printed_errors :]
         self._printed_errors = len(self.errors)
-        results = [result] if result is not None else []
-        if not results and not new_errors:
+        if result is not None and part is None:
+            from .report.stream import part as render_part
+
+            part = render_part(a.format, result, self.root())
+        if part is None and not new_errors:
             return
         if a.format == "text":
-            from .report.text import render
-
-            sys.stdout.write(render(results, new_errors, summary=False))
+            errors = "".join(f"{e}\n" for e in new_errors)
         else:
-            sys.stdout.write(renderer(a.format)(results, new_errors, root=_repo_root()))
+            from .report.github import errors_text
+
+            errors = errors_text(new_errors, self.root())
+        sys.stdout.write((part or "") + errors)
         sys.stdout.flush()
 
-    def report(self, results: list[FileResult], *, streamed: bool = False) -> None:
+    def report(
+        self, results: list[FileResult], *, streamed: bool = False, doc: Document | None = None
+    ) -> None:
         from .report import renderer, summary_line
 
         a = self.args
@@ -554,10 +567,13 @@ class _Runner:
                 render(results, self.errors, summary=not a.quiet, statistics=a.statistics)
             )
             return
-        kw: dict[str, Any] = {}
-        if a.format in ("sarif", "github", "rdjson"):
-            kw["root"] = _repo_root()
-        sys.stdout.write(renderer(a.format)(results, self.errors, **kw))
+        if doc is not None:  # written part by part: byte for byte the renderer's text
+            doc.write(sys.stdout.write, self.errors)
+        else:
+            kw: dict[str, Any] = {}
+            if a.format in ("sarif", "github", "rdjson"):
+                kw["root"] = self.root()
+            sys.stdout.write(renderer(a.format)(results, self.errors, **kw))
         if a.statistics:
             from .report.text import render_statistics
 
@@ -594,10 +610,19 @@ def _repo_root() -> str:
 
 
 # Below this many files and bytes a process pool costs more than it saves. Measured on 2 cores
-# (bench/bench_paths.py's trees; paired runs): at load ~3 the pool took 1.4x the wall time of one
-# process on 165 files (1.3 MB), 1.3-1.7x on 495 (4 MB), 1.4x on 990 (8 MB) and 0.7x on 1,650
-# (13 MB), +15-45 % CPU throughout; on a machine busy with two runnable processes per core it
-# loses at any size. PERFBOT_JOBS=1 forces one process, PERFBOT_JOBS=N (N > 1) a pool of N.
+# with bench/bench_pool.py (check --format json, each file's part rendered in the worker, the
+# workers forked warm; 5 paired alternating runs, medians; pool/one wall time, "small" files
+# ~3.5 kB, "large" ~15 kB):
+#   quiet (load 1-1.8):  1,650 small (5.7 MB) 0.88x, 1,650 large (25 MB) 0.61x
+#   load 2.5-4.3:        500 small (1.7 MB) 1.12x, 500 large (7.5 MB) 1.00x, 1,000 small (3.5 MB)
+#                        1.08x, 1,000 large (15 MB) 0.64x; 4,950 small (17 MB) 0.93x, 4,950 large
+#                        (75 MB) 0.85x; 165 files 1.10-1.23x
+#   load 4.5-8:          50-165 files 0.87-1.23x, 500 0.70-1.85x, 1,000 0.80-1.10x, 1,650
+#                        0.84-1.51x, 3,300 (12-50 MB) 1.09-1.12x
+# The pool's CPU cost: about +10 % from 500 files (-8 to +23 %), +11-31 % on 50-165 files. So:
+# from 1,000 files and 10 MB, and not when the machine already runs two processes per core
+# (_pool_size).
+# PERFBOT_JOBS=1 forces one process, PERFBOT_JOBS=N (N > 1) a pool of N.
 PARALLEL_MIN_FILES = 1000
 PARALLEL_MIN_BYTES = 10_000_000
 
@@ -605,23 +630,35 @@ PARALLEL_MIN_BYTES = 10_000_000
 def _check_one(
     job: tuple[str, Config, bool | None, str | None],
     keep_source: bool = True,
-) -> tuple[FileResult | FileError | None, list]:
-    """Read and check one file (also in a worker process): (result or error or None, notes).
-    Without ``keep_source`` the result's source is dropped (streamed text/github output does not
-    print it: a worker then does not send it back, nor does the main process keep it)."""
+    fmt: str | None = None,
+    root: str | None = None,
+    packed: bool = False,
+) -> tuple[FileResult | FileError | None, list, str | bytes | None]:
+    """Read and check one file (also in a worker process): (result or error or None, notes,
+    part). Without ``keep_source`` the result's source is dropped (a worker then does not send
+    it back, nor does the main process keep it). With ``fmt`` the file's part of the output in
+    that format is made here (:func:`perfbot.report.stream.part`, paths relative to ``root``;
+    ``packed``: as a whole document keeps it) and the result comes back :func:`_counted`, else
+    the part is None."""
     from .engine import check_source
     from .source import FileError, read_source
 
-    path, config, decision, root = job
-    src = read_source(path, root=root)
+    path, config, decision, root_ = job
+    src = read_source(path, root=root_)
     if isinstance(src, FileError):
-        return src, []
+        return src, [], None
     result = check_source(src, config, require_model_tables=decision is None)
     if decision is None and not result.has_model_tables:
-        return None, []
+        return None, [], None
+    notes = [_note(src.path, n) for n in src.notes]
+    if fmt is not None:
+        from .report.stream import pack, part
+
+        text = part(fmt, result, root)
+        return _counted(result), notes, pack(text) if packed else text
     if not keep_source:
         result.source = None
-    return result, [_note(src.path, n) for n in src.notes]
+    return result, notes, None
 
 
 _FIX_MARKS: dict[bool, Any] = {}
@@ -630,25 +667,26 @@ _FIX_MARKS: dict[bool, Any] = {}
 def _counted(result: FileResult) -> FileResult:
     """What the summary line and the exit code still need of a file already printed: its path,
     and each finding's rule, severity and whether (and how safely) it is fixable; not the
-    source, the messages or the fixes' edits. Streamed output keeps only these, so peak memory
-    does not grow with the tree (issue 11)."""
+    source, the messages, the fixes' edits or the table and row keys. Every output keeps only
+    these once the file's output is made, so peak memory does not grow with the tree (issue 11).
+    The findings share one empty ``extra`` (nothing writes to it)."""
     from dataclasses import replace
 
     from .fix import Fix
+    from .registry import Finding
 
     if not _FIX_MARKS:
         _FIX_MARKS[True] = Fix("", (), "safe")
         _FIX_MARKS[False] = Fix("", (), "unsafe")
     findings = [
-        replace(
-            f,
-            message="",
-            fix=None if f.fix is None else _FIX_MARKS[f.fix.safe],
-            extra={},
-        )
+        Finding(f.path, f.line, f.end_line, f.rule, f.slug, f.severity, "",
+                None if f.fix is None else _FIX_MARKS[f.fix.safe], extra=_NO_EXTRA)
         for f in result.findings
-    ]
+    ]  # fmt: skip
     return replace(result, findings=findings, source=None)
+
+
+_NO_EXTRA: dict = {}
 
 
 def _fix_one(
@@ -735,6 +773,44 @@ def _pool_size(jobs: list) -> int:
     return 0
 
 
+# a README with both guide tables and fixable findings: what the main process checks before it
+# forks the pool, so that every worker starts with the imports, the guide, the matrix and the
+# compiled patterns a check needs, instead of each paying for them again (~0.25 s CPU a process)
+_WARM_README = """\
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+|:---------:|:-------------:|:--------:|:-------------------:|
+| 2.3.1     | 24.1.RC2      | 7.3.0.1.231 | 8.0.RC3.beta1    |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | jit level | graph compile | s/step | img/s | recipe |
+|:----------:|:-----:|:----------:|:---------:|:-------------:|:------:|:-----:|:------:|
+| net        | 1     | 32         | O2        | 1~2 mins      | 0.5    | 60    | [yaml](./a.yaml) |
+"""
+
+
+WARM_PATH = "<perfbot warm-up>/README.md"
+
+
+def _warm(func: Any) -> None:
+    """Check (and render, as ``func`` would) :data:`_WARM_README` in this process."""
+    import functools
+
+    from .engine import check_source
+    from .source import Source
+
+    result = check_source(Source.from_text(_WARM_README, path=WARM_PATH))
+    fmt = func.keywords.get("fmt") if isinstance(func, functools.partial) else None
+    if fmt:
+        from .report.stream import part
+
+        part(fmt, result, None)
+
+
 def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
     """``func`` (check or fix) over the files in order, on every core when there are many
     (results keep their order)."""
@@ -749,6 +825,8 @@ def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # no fork on this platform
         ctx = multiprocessing.get_context()
+    else:
+        _warm(func)  # the workers inherit it
     chunk = max(1, len(jobs) // (workers * 4))
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         yield from pool.map(func, jobs, chunksize=chunk)
@@ -878,6 +956,7 @@ def _explain_tables(run: _Runner) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from .report.stream import Document, pack, part
     from .source import FileError
 
     if args.write_baseline and (args.baseline or args.diff_base):
@@ -889,23 +968,46 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _explain_tables(run)
     gate = _Gate(args) if (args.diff_base or args.baseline) else None
     results = []
-    # text and github output stream file by file; a baseline or noqa run writes files instead
-    stream = run.streams() and not (args.write_baseline or args.add_noqa)
+    fmt = args.format
+    # a baseline or noqa run writes files from every whole result; any other run keeps only what
+    # the summary counts of a file (_counted) once its part of the output is made: text and
+    # github lines are printed at once, JSON/SARIF/rdjson (and github with --statistics) parts
+    # wait in `doc` for the document's opening, which counts them (issue 11: peak memory)
+    keep = bool(args.write_baseline or args.add_noqa)
+    stream = run.streams() and not keep
+    doc = None if keep or stream or fmt == "text" else Document(fmt, run.root())
+    parts = stream or doc is not None
+    # the part is made in the worker (the main process only writes), unless the gate must first
+    # drop findings: then here, after it
+    in_worker = parts and gate is None
     import functools
 
-    check = functools.partial(_check_one, keep_source=not stream)
-    for got, notes in _map_checks(list(run.jobs()), check):
+    check = functools.partial(
+        _check_one,
+        keep_source=keep or (parts and not in_worker and fmt in ("json", "sarif", "rdjson")),
+        fmt=fmt if in_worker else None,
+        root=run.root() if in_worker else None,
+        packed=doc is not None,
+    )
+    for got, notes, p in _map_checks(list(run.jobs()), check):
         if isinstance(got, FileError):
             run.errors.append(got)
         elif got is not None:
             if gate is not None:
                 got = gate.filter(got)
+            if p is None:  # not made in the worker
+                if parts:
+                    p = part(fmt, got, run.root())
+                    if doc is not None:
+                        p = pack(p)
+                if not keep:
+                    got = _counted(got)
             results.append(got)
             run.notes.extend(notes)
+            if doc is not None:
+                doc.add(got, p)
         if stream:
-            run.emit(got if got is not None and not isinstance(got, FileError) else None, notes)
-            if results and results[-1] is got:
-                results[-1] = _counted(got)  # printed: keep only what the summary counts
+            run.emit(None, notes, part=p)  # type: ignore[arg-type]  # streamed: a str
     if args.write_baseline:
         return _write_baseline(args, run, results)
     if args.add_noqa:
@@ -913,7 +1015,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if gate is not None and not args.quiet:
         for note in gate.notes():
             print(note, file=sys.stderr)
-    run.report(results, streamed=stream)
+    run.report(results, streamed=stream, doc=doc)
     return run.exit_code(results)
 
 

@@ -3,6 +3,8 @@
 Each module has ``render(results, errors) -> str`` and does no I/O: the CLI decides where the text
 goes. ``results`` are the files that were checked (:class:`~perfbot.engine.FileResult`), ``errors``
 the files that could not be (:class:`~perfbot.source.FileError`: unreadable, binary, bad config).
+Each also has ``part(result)``, one file's share of that text, which `check` makes as soon as the
+file is checked so that it can drop the file's source (:mod:`perfbot.report.stream`).
 """
 
 from __future__ import annotations

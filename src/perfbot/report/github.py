@@ -13,8 +13,12 @@ from typing import TYPE_CHECKING
 from . import findings, relative_uri
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..engine import FileResult
+    from ..registry import Finding
     from ..source import FileError
+    from .stream import Document
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -41,18 +45,43 @@ def render(
 ) -> str:
     """Annotations for findings and for files that could not be checked. ``root`` is the
     repository root the ``file=`` paths are made relative to (default: paths as given)."""
-    out = []
-    for f in findings(results):
-        out.append(
-            command(
-                LEVELS[f.severity],
-                f.message,
-                file=relative_uri(f.path, root)[0],
-                line=f.line,
-                endLine=f.end_line,
-                title=f"{f.rule} {f.slug}",
-            )
-        )
-    for e in errors:
-        out.append(command("error", e.message, file=relative_uri(e.path, root)[0], title="perfbot"))
-    return "".join(line + "\n" for line in out)
+    return "".join(
+        _annotation(f, relative_uri(f.path, root)[0]) + "\n" for f in findings(results)
+    ) + errors_text(errors, root)
+
+
+def _annotation(f: Finding, file: str) -> str:
+    return command(
+        LEVELS[f.severity],
+        f.message,
+        file=file,
+        line=f.line,
+        endLine=f.end_line,
+        title=f"{f.rule} {f.slug}",
+    )
+
+
+def errors_text(errors: Sequence[FileError], root: str | None) -> str:
+    """The annotations of files that could not be checked."""
+    return "".join(
+        command("error", e.message, file=relative_uri(e.path, root)[0], title="perfbot") + "\n"
+        for e in errors
+    )
+
+
+def part(result: FileResult, root: str | None = None) -> str:
+    """The file's annotations, as :func:`render` prints them."""
+    here = relative_uri(result.path, root)[0]  # once a file, not once a finding
+    return "".join(
+        _annotation(f, here if f.path == result.path else relative_uri(f.path, root)[0]) + "\n"
+        for f in result.findings
+    )
+
+
+def write_document(
+    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
+) -> None:
+    """:func:`render`'s text from the parts (``--statistics``: not streamed)."""
+    for p in doc.parts:
+        write(p)
+    write(errors_text(errors, doc.root))

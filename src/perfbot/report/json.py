@@ -31,11 +31,15 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..engine import FileResult
     from ..registry import Finding
     from ..source import FileError, Source
+    from .stream import Document
 
 VERSION = 1
+ITEM_INDENT = " " * 4  # a finding's indent in the document's "findings" list
 
 
 def _fix(f: Finding, src: Source | None) -> dict[str, Any] | None:
@@ -90,8 +94,32 @@ def as_data(results: Sequence[FileResult], errors: Sequence[FileError] = ()) -> 
         "version": VERSION,
         "files": len(results),
         "findings": [finding_dict(f, r.source) for r in results for f in r.findings],
-        "errors": [{"path": e.path, "message": e.message} for e in errors],
+        "errors": _errors(errors),
     }
+
+
+def _errors(errors: Sequence[FileError]) -> list[dict[str, str]]:
+    return [{"path": e.path, "message": e.message} for e in errors]
+
+
+def part(result: FileResult) -> str:
+    """The file's findings as they appear in the document's "findings" list (see
+    :mod:`perfbot.report.stream`); the file's source is not needed after this."""
+    from .stream import items
+
+    return items([finding_dict(f, result.source) for f in result.findings], ITEM_INDENT)
+
+
+def write_document(
+    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
+) -> None:
+    """What :func:`render` returns, written part by part."""
+    from .stream import HOLE, frame
+
+    skeleton = {"version": VERSION, "files": doc.files, "findings": [HOLE],
+                "errors": _errors(errors)}  # fmt: skip
+    frame(skeleton, ITEM_INDENT).write(write, doc.parts)
+    write("\n")
 
 
 def dumps(data: Any) -> str:

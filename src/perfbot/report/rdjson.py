@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any
 from . import relative_uri
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..engine import FileResult
     from ..registry import Finding
     from ..source import FileError, Source
+    from .stream import Document
 
 SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
@@ -30,11 +33,15 @@ def _byte_col(src: Source | None, line: int, col: int) -> int:
     return len(src.lines[line - 1][:col].encode("utf-8")) + 1
 
 
-def _diagnostic(f: Finding, src: Source | None, root: str | None) -> dict[str, Any]:
+def _diagnostic(
+    f: Finding, src: Source | None, root: str | None, path: str | None = None
+) -> dict[str, Any]:
+    """``path``: ``f.path`` relative to ``root``, when the caller knows it."""
     from ..docs import rule_url
     from ..fix import select_edits
 
-    path, _ = relative_uri(f.path, root)
+    if path is None:
+        path = relative_uri(f.path, root)[0]
     rng: dict[str, Any] = {"start": {"line": f.line}, "end": {"line": max(f.end_line, f.line)}}
     d: dict[str, Any] = {
         "message": f.message,
@@ -66,10 +73,13 @@ def _diagnostic(f: Finding, src: Source | None, root: str | None) -> dict[str, A
 def as_data(
     results: Sequence[FileResult], errors: Sequence[FileError] = (), *, root: str | None = None
 ) -> dict[str, Any]:
-    from ..docs import RULES_URL
-
     diagnostics = [_diagnostic(f, r.source, root) for r in results for f in r.findings]
-    diagnostics += [
+    diagnostics += _error_diagnostics(errors, root)
+    return _result(diagnostics)
+
+
+def _error_diagnostics(errors: Sequence[FileError], root: str | None) -> list[dict[str, Any]]:
+    return [
         {
             "message": e.message,
             "location": {"path": relative_uri(e.path, root)[0]},
@@ -78,6 +88,11 @@ def as_data(
         }
         for e in errors
     ]
+
+
+def _result(diagnostics: list[Any]) -> dict[str, Any]:
+    from ..docs import RULES_URL
+
     return {"source": {"name": "perfbot", "url": RULES_URL}, "diagnostics": diagnostics}
 
 
@@ -85,3 +100,33 @@ def render(
     results: Sequence[FileResult], errors: Sequence[FileError] = (), *, root: str | None = None
 ) -> str:
     return json.dumps(as_data(results, errors, root=root), indent=2, ensure_ascii=False) + "\n"
+
+
+# --- written file by file (perfbot.report.stream) ------------------------------------------------
+
+ITEM_INDENT = " " * 4  # a diagnostic's indent in "diagnostics"
+
+
+def part(result: FileResult, root: str | None = None) -> str:
+    """The file's diagnostics as they appear in the document's "diagnostics" list."""
+    from .stream import items
+
+    here = relative_uri(result.path, root)[0]  # once a file, not once a finding
+    found = [
+        _diagnostic(f, result.source, root, here if f.path == result.path else None)
+        for f in result.findings
+    ]
+    return items(found, ITEM_INDENT)
+
+
+def write_document(
+    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
+) -> None:
+    """What :func:`render` returns (with ``root`` the document's), written part by part."""
+    from itertools import chain
+
+    from .stream import HOLE, frame, items
+
+    tail = items(_error_diagnostics(errors, doc.root), ITEM_INDENT)
+    frame(_result([HOLE]), ITEM_INDENT).write(write, chain(doc.parts, [tail]))
+    write("\n")

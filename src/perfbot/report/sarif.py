@@ -15,6 +15,7 @@ the run's invocation.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -23,10 +24,13 @@ from . import findings, relative_uri
 from .json import columns
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..engine import FileResult
     from ..fix import Fix
     from ..registry import Finding, Rule
     from ..source import FileError, Source
+    from .stream import Document
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -70,18 +74,19 @@ def _rule_entry(r: Rule) -> dict[str, Any]:
     }
 
 
-def _unknown_rule_entry(f: Finding) -> dict[str, Any]:
+def _unknown_rule_entry(rule: str, slug: str, severity: str) -> dict[str, Any]:
+    """A rule not in the registry, described from its first finding."""
     from ..docs import rule_url
 
-    text = f.slug or f.rule
+    text = slug or rule
     return {
-        "id": f.rule,
+        "id": rule,
         "name": text,
         "shortDescription": {"text": text},
         "fullDescription": {"text": text},
         "help": {"text": text, "markdown": text},
-        "helpUri": rule_url(f.rule, f.slug),
-        "defaultConfiguration": {"level": LEVELS[f.severity]},
+        "helpUri": rule_url(rule, slug),
+        "defaultConfiguration": {"level": LEVELS[severity]},
     }
 
 
@@ -115,48 +120,83 @@ def as_data(
     root: str | None = None,
     version: str | None = None,
 ) -> dict[str, Any]:
-    from .. import __version__
+    index: dict[str, int] = {}
+    seen: list[tuple[str, str, str]] = []
+    out: list[dict[str, Any]] = []
+    sources = {r.path: r.source for r in results}
+    seen_fps: dict[str, int] = {}
+    places = _Places(root)
+    for f in findings(results):
+        if f.rule not in index:
+            index[f.rule] = len(seen)
+            seen.append((f.rule, f.slug, f.severity))
+        out.append(_result(f, index[f.rule], sources.get(f.path), places, seen_fps))
+    return _log(seen, errors, root, version, out)
+
+
+class _Places:
+    """Each path's artifact location and relative path, worked out once (not per finding)."""
+
+    def __init__(self, root: str | None) -> None:
+        self.root = root
+        self._seen: dict[str, tuple[dict[str, str], str]] = {}
+
+    def __call__(self, path: str) -> tuple[dict[str, str], str]:
+        got = self._seen.get(path)
+        if got is None:
+            got = self._seen[path] = (_artifact(path, self.root), relative_uri(path, self.root)[0])
+        return got
+
+
+def _result(
+    f: Finding, rule_index: int, src: Source | None, places: _Places, seen_fps: dict[str, int]
+) -> dict[str, Any]:
     from ..fingerprint import fingerprint
+
+    artifact, rel = places(f.path)
+    region: dict[str, Any] = {"startLine": f.line, "endLine": max(f.end_line, f.line)}
+    col, end_col = columns(f)
+    if col is not None:
+        region["startColumn"], region["endColumn"] = col, end_col
+    fp = fingerprint(rel, f.table_key, f.row_key, f.rule)
+    res: dict[str, Any] = {
+        "ruleId": f.rule,
+        "ruleIndex": rule_index,
+        "level": LEVELS[f.severity],
+        "message": {"text": f.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": artifact,
+                    "region": region,
+                }
+            }
+        ],
+        "partialFingerprints": {FINGERPRINT_KEY: _nth(seen_fps, fp)},
+    }
+    if f.fix is not None and f.fix.edits:
+        res["fixes"] = [_fix(f.fix, artifact, src)]
+    return res
+
+
+def _log(
+    rules_seen: Sequence[tuple[str, str, str]],
+    errors: Sequence[FileError],
+    root: str | None,
+    version: str | None,
+    results: list[Any],
+) -> dict[str, Any]:
+    """The SARIF log around ``results``, describing the rules ``(id, slug, severity)`` seen."""
+    from .. import __version__
     from ..registry import all_rules
 
     # the rules with results, described from the registry: loaded here, since the parent
     # process of a parallel check never ran a rule (its descriptors used to lose their text)
     registered = {r.id: r for r in all_rules()}
-    rules: list[dict[str, Any]] = []
-    index: dict[str, int] = {}
-    out: list[dict[str, Any]] = []
-    sources = {r.path: r.source for r in results}
-    seen_fps: dict[str, int] = {}
-    for f in findings(results):
-        if f.rule not in index:
-            index[f.rule] = len(rules)
-            known = registered.get(f.rule)
-            rules.append(_rule_entry(known) if known else _unknown_rule_entry(f))
-        artifact = _artifact(f.path, root)
-        region: dict[str, Any] = {"startLine": f.line, "endLine": max(f.end_line, f.line)}
-        col, end_col = columns(f)
-        if col is not None:
-            region["startColumn"], region["endColumn"] = col, end_col
-        rel, _ = relative_uri(f.path, root)
-        fp = fingerprint(rel, f.table_key, f.row_key, f.rule)
-        res: dict[str, Any] = {
-            "ruleId": f.rule,
-            "ruleIndex": index[f.rule],
-            "level": LEVELS[f.severity],
-            "message": {"text": f.message},
-            "locations": [
-                {
-                    "physicalLocation": {
-                        "artifactLocation": artifact,
-                        "region": region,
-                    }
-                }
-            ],
-            "partialFingerprints": {FINGERPRINT_KEY: _nth(seen_fps, fp)},
-        }
-        if f.fix is not None and f.fix.edits:
-            res["fixes"] = [_fix(f.fix, artifact, sources.get(f.path))]
-        out.append(res)
+    rules = [
+        _rule_entry(registered[r]) if r in registered else _unknown_rule_entry(r, slug, severity)
+        for r, slug, severity in rules_seen
+    ]
     invocation: dict[str, Any] = {"executionSuccessful": not errors}
     if errors:
         invocation["toolExecutionNotifications"] = [
@@ -186,10 +226,60 @@ def as_data(
                 "invocations": [invocation],
                 "columnKind": "unicodeCodePoints",
                 **run_extra,
-                "results": out,
+                "results": results,
             }
         ],
     }
+
+
+# --- written file by file (perfbot.report.stream) ------------------------------------------------
+
+ITEM_INDENT = " " * 8  # a result's indent in runs[0].results
+# a result's ruleIndex key line (a JSON string never starts a line: this is only ever the key)
+_RULE_INDEX = re.compile(r'^( {10}"ruleIndex": )(\d+),$', re.MULTILINE)
+
+
+def local_rules(found: Sequence[Finding]) -> list[tuple[str, str, str]]:
+    """(id, slug, severity) of each rule of ``found``, in order of first appearance: a part's
+    ``ruleIndex`` values index this list."""
+    seen: dict[str, tuple[str, str, str]] = {}
+    for f in found:
+        if f.rule not in seen:
+            seen[f.rule] = (f.rule, f.slug, f.severity)
+    return list(seen.values())
+
+
+def part(result: FileResult, root: str | None = None) -> str:
+    """The file's results as they appear in ``runs[0].results``, with ``ruleIndex`` counted in
+    this file (:func:`local_rules`; :func:`reindex` makes it the run's)."""
+    from .stream import items
+
+    index = {rule: i for i, (rule, _, _) in enumerate(local_rules(result.findings))}
+    seen_fps: dict[str, int] = {}  # a fingerprint holds the file's path: per file is per run
+    places = _Places(root)
+    out = [
+        _result(
+            f, index[f.rule], result.source if f.path == result.path else None, places, seen_fps
+        )
+        for f in result.findings
+    ]
+    return items(out, ITEM_INDENT)
+
+
+def reindex(text: str, mapping: Sequence[int]) -> str:
+    """A part with its local rule index ``i`` replaced by ``mapping[i]``."""
+    return _RULE_INDEX.sub(lambda m: f"{m.group(1)}{mapping[int(m.group(2))]},", text)
+
+
+def write_document(
+    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
+) -> None:
+    """What :func:`render` returns (with ``root`` the document's), written part by part."""
+    from .stream import HOLE, frame
+
+    skeleton = _log(doc.rules, errors, doc.root, None, [HOLE])
+    frame(skeleton, ITEM_INDENT).write(write, doc.parts)
+    write("\n")
 
 
 def _nth(seen: dict[str, int], fp: str) -> str:

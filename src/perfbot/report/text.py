@@ -29,6 +29,11 @@ def render(
     return "".join(line + "\n" for line in out)
 
 
+def part(result: FileResult) -> str:
+    """The file's finding lines, as :func:`render` prints them (without the summary)."""
+    return "".join(line(f) + "\n" for f in result.findings)
+
+
 def line(f: Finding) -> str:
     """``path:line: severity RULE message``, on one line whatever the message holds."""
     message = printable(" ".join(f.message.splitlines()))
