@@ -695,6 +695,8 @@ def _fix_one(
     unsafe: bool = True,
     diff: bool = False,
     keep_source: bool = True,
+    fmt: str | None = None,
+    root: str | None = None,
 ) -> tuple[Any, list[str], tuple[int, tuple[str, ...], str | None] | None, FileError | None]:
     """Read, check, fix and write one file (also in a worker process, so that only small
     results travel back): (the check to report, or an error, or None when the file is not
@@ -704,7 +706,8 @@ def _fix_one(
     diff is made and nothing is written. The check reported is the fix loop's check of the new
     text (the file is not read or parsed again), or the first check when nothing changed or the
     fix could not be written. Without ``keep_source`` it holds no source (streamed output does
-    not print it)."""
+    not print it). With ``fmt`` (streamed text or github output) the check comes back as its
+    part of the output in that format, made here, and :func:`_counted`, as `check` does."""
     from pathlib import Path
 
     from .engine import applicable, check_source, fix_result
@@ -719,15 +722,15 @@ def _fix_one(
         return None, [], None, None
     notes = [_note(src.path, n) for n in src.notes]
     if not any(applicable(f, unsafe) for f in result.findings):  # one parse, nothing written
-        return _kept(result, keep_source), notes, None, None
+        return _kept(result, keep_source, fmt, root), notes, None, None
     try:
         # the check above is the first pass; the last pass checks the new text
         new_text, fixed, final = fix_result(src, config, first=result, unsafe=unsafe)
     except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
         error = FileError(src.path, str(e).removeprefix(f"{src.path}: "))
-        return _kept(result, keep_source), notes, None, error
+        return _kept(result, keep_source, fmt, root), notes, None, error
     if new_text == src.text:
-        return _kept(result, keep_source), notes, None, None
+        return _kept(result, keep_source, fmt, root), notes, None, None
     shown = None
     if diff:
         assert final.source is not None  # the loop's Source of the new text
@@ -735,17 +738,23 @@ def _fix_one(
     else:
         refused = _unsafe_to_write(src.path)
         if refused:
-            return _kept(result, keep_source), notes, None, FileError(src.path, refused)
+            return _kept(result, keep_source, fmt, root), notes, None, FileError(src.path, refused)
         try:
             Path(src.path).write_bytes(src.encode(new_text))
         except OSError as e:
             error = FileError(src.path, f"cannot write: {e.strerror or e}")
-            return _kept(result, keep_source), notes, None, error
+            return _kept(result, keep_source, fmt, root), notes, None, error
     change = (len(fixed), tuple(sorted({f.rule for f in fixed})), shown)
-    return _kept(final, keep_source), notes, change, None
+    return _kept(final, keep_source, fmt, root), notes, change, None
 
 
-def _kept(result: FileResult, keep_source: bool) -> FileResult:
+def _kept(
+    result: FileResult, keep_source: bool, fmt: str | None = None, root: str | None = None
+) -> FileResult | tuple[FileResult, str]:
+    if fmt is not None:
+        from .report.stream import part
+
+        return _counted(result), part(fmt, result, root)
     if not keep_source:
         result.source = None
     return result
@@ -1083,11 +1092,14 @@ def cmd_fix(args: argparse.Namespace) -> int:
     # read, check, fix and write in the pool when it pays (the same decision as check's); the
     # output is printed here, in order. The source comes back only for a report that prints it
     # (JSON, SARIF: the fixes' text), not for streamed output or a diff.
+    # Streamed output's lines are made there too, and the check comes back counted (as check's).
     fix_job = functools.partial(
         _fix_one,
         unsafe=args.unsafe_fixes,
         diff=args.diff,
         keep_source=not (stream or args.diff),
+        fmt=args.format if stream else None,
+        root=run.root() if stream else None,
     )
     for got, notes, change, error in _map_checks(list(run.jobs()), fix_job):
         if got is None:
@@ -1097,6 +1109,9 @@ def cmd_fix(args: argparse.Namespace) -> int:
         if isinstance(got, FileError):
             run.errors.append(got)
             continue
+        shown_part = None
+        if stream:
+            got, shown_part = got
         run.notes.extend(notes)
         if error is not None:
             run.errors.append(error)
@@ -1112,7 +1127,7 @@ def cmd_fix(args: argparse.Namespace) -> int:
         if stream:
             if not quiet and change is not None:
                 print(f"{display_path(got.path)}: {verb} {plural(change[0], 'finding')}", file=out)
-            run.emit(got, notes)
+            run.emit(None, notes, part=shown_part)
 
     if not quiet:
         for path, n in [] if stream else changed:
