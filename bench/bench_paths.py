@@ -71,6 +71,8 @@ def one_readme(pb: list[str], work: Path, runs: int, base: str | None = None) ->
     cmds = {
         "perfbot check one/README.md": [*pb, "check", "--fail-on", "never", "one/README.md"],
         "perfbot --version": [*pb, "--version"],
+        # the interpreter's own start and exit (site, .pth files): the floor under both
+        "python -c pass": [sys.executable, "-c", "pass"],
     }
     envs: dict[str, dict | None] = {}
     if base:

@@ -31,10 +31,23 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
-from .config_light import CONFIG_NAMES, ConfigError, find_config_file
+from .config_light import (
+    CONFIG_NAMES,
+    ConfigError,
+    check_globs,
+    find_config_file,
+    rule_names,
+    rule_settings,
+)
+from .config_light import glob_spec as _spec
+from .config_read import (  # noqa: F401 - re-exported: perfbot.config is where callers look
+    MAX_CONFIG_BYTES,
+    MAX_CONFIG_DEPTH,
+    load_yaml_bounded,
+    read_config_data,
+)
 
 __all__ = ["CONFIG_NAMES", "Config", "ConfigError", "config_for", "find_config_file", "load_config"]
 
@@ -157,46 +170,18 @@ class Config(_Strict):
     @field_validator("rules")
     @classmethod
     def _known_rules(cls, v: dict[str, str]) -> dict[str, str]:
-        from .registry import all_rules, get_rule
-
-        all_rules()
-        unknown = [k for k in v if get_rule(k) is None]
-        if unknown:
-            raise ValueError(f"unknown rule {', '.join(map(repr, unknown))} (see `perfbot rules`)")
         # keys in any spelling (PB401, pb401, img-s-mismatch, IMG-S-MISMATCH) become rule ids
-        return {get_rule(k).id: s for k, s in v.items()}  # type: ignore[union-attr]
+        return rule_settings(v)
 
     @field_validator("paths", "exclude")
     @classmethod
     def _globs(cls, v: list[str]) -> list[str]:
-        from .globs import too_complex
-
-        for pattern in v:
-            why = too_complex(pattern)
-            if why:
-                raise ValueError(f"{why}: {pattern[:80]!r}")
-        return v
+        return check_globs(v)
 
     @field_validator("fixable", "unfixable")
     @classmethod
     def _rule_names(cls, v: list[str] | None) -> list[str] | None:
-        if v is None:
-            return v
-        from .registry import all_rules, get_rule
-
-        ids = [r.id for r in all_rules()]
-        out: list[str] = []
-        for name in v:
-            r = get_rule(name)
-            if r is not None:
-                out.append(r.id)
-            elif name.upper() == "ALL" or (
-                name.upper().startswith("PB") and any(i.startswith(name.upper()) for i in ids)
-            ):
-                out.append(name.upper())
-            else:
-                raise ValueError(f"unknown rule {name!r} (see `perfbot rules`)")
-        return out
+        return v if v is None else rule_names(v)
 
     def can_fix(self, rule_id: str) -> bool:
         """Whether ``fixable``/``unfixable`` let this rule offer its fixes."""
@@ -227,17 +212,6 @@ class Config(_Strict):
         return None
 
 
-@lru_cache(maxsize=256)
-def _spec(patterns: tuple[str, ...]):  # -> pathspec.PathSpec
-    """Globs with .gitignore semantics (pathspec): `*` and `?` stay within one folder, `**/` is
-    any number of folders, a pattern without `/` matches in any folder, `!` negates."""
-    import pathspec
-
-    from .globs import normalise
-
-    return pathspec.GitIgnoreSpec.from_lines([normalise(p) for p in patterns])
-
-
 def _glob(rel: str, pattern: str) -> bool:
     return _spec((pattern,)).match_file(rel)
 
@@ -253,95 +227,9 @@ def _describe(e: ValidationError) -> str:
     return "; ".join(parts)
 
 
-# A .perfbot.yml is a few hundred bytes; anything near these limits is hostile or a mistake.
-MAX_CONFIG_BYTES = 256 * 1024
-MAX_CONFIG_DEPTH = 32
-
-
-class _BoundedLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without anchors and aliases (no "billion laughs": a document is never
-    larger than its text) and with a nesting limit (no RecursionError in the composer)."""
-
-    def __init__(self, stream: str, source_name: str):
-        super().__init__(stream)
-        self._source_name = source_name
-        self._depth = 0
-
-    def compose_node(self, parent, index):  # type: ignore[no-untyped-def]
-        event = self.peek_event()
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            raise ConfigError(
-                f"{self._source_name}: YAML anchors and aliases (&name, *name) are not "
-                f"allowed{_at(event)}; write the values out"
-            )
-        self._depth += 1
-        try:
-            if self._depth > MAX_CONFIG_DEPTH:
-                raise ConfigError(
-                    f"{self._source_name}: nested more than {MAX_CONFIG_DEPTH} levels deep"
-                    f"{_at(event)}"
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
-def _at(event: Any) -> str:
-    mark = getattr(event, "start_mark", None)
-    return f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
-
-
-def load_yaml_bounded(text: str | bytes, source_name: str) -> Any:
-    """Parse untrusted YAML (a ``.perfbot.yml`` from a pull request, a branch, a checkout).
-
-    At most :data:`MAX_CONFIG_BYTES`, UTF-8 (a BOM is allowed), no anchors or aliases, at most
-    :data:`MAX_CONFIG_DEPTH` levels of nesting, safe tags only. Every problem, whatever PyYAML or
-    Python raises inside, is a :class:`ConfigError` whose message starts with ``source_name``;
-    nothing else escapes. Returns the plain data (``None`` for an empty document).
-    """
-    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
-    if size > MAX_CONFIG_BYTES:
-        raise ConfigError(
-            f"{source_name}: {size} bytes; a config file may be at most {MAX_CONFIG_BYTES} bytes"
-        )
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            raise ConfigError(
-                f"{source_name}: not UTF-8 (byte 0x{text[e.start]:02x} at offset {e.start})"
-            ) from None
-    text = text.removeprefix("\ufeff")
-    loader = _BoundedLoader(text, source_name)
-    try:
-        return loader.get_single_data()
-    except ConfigError:
-        raise
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{source_name}: not valid YAML: {e}") from None
-    except RecursionError:
-        raise ConfigError(f"{source_name}: nested too deeply") from None
-    except Exception as e:  # e.g. ValueError: an int of more than 4300 digits
-        raise ConfigError(f"{source_name}: not a usable YAML value: {e}") from None
-    finally:
-        loader.dispose()
-
-
 def load_config(path: str | Path) -> Config:
     p = Path(path)
-    from .source import UnsafeFileError, read_bytes_bounded
-
-    try:
-        data_bytes = read_bytes_bounded(p, MAX_CONFIG_BYTES)
-    except UnsafeFileError as e:
-        raise ConfigError(f"{p}: {str(e).replace('file is ', '', 1)}") from None
-    except OSError as e:
-        raise ConfigError(f"{p}: cannot read: {e.strerror or e}") from None
-    data = load_yaml_bounded(data_bytes, str(p))
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise ConfigError(f"{p}: expected a mapping of settings at the top level")
+    data = read_config_data(p)
     try:
         return Config.model_validate(data)
     except ValidationError as e:
@@ -361,11 +249,12 @@ def _cached_load(path: Path) -> Config:
 def clear_caches() -> None:
     """Forget the configs found and read in this process (after a command writes one, or a test
     rewrites one)."""
-    from .config_light import _FOUND
+    from .config_light import _FOUND, _plain
     from .config_tree import compose
 
     _FOUND.clear()
     _cached_load.cache_clear()
+    _plain.cache_clear()
     compose.cache_clear()
 
 

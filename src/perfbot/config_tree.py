@@ -19,11 +19,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
+from .config_light import find_config_file
 
-from .config import Config, ConfigError, _cached_load, _describe, find_config_file
+if TYPE_CHECKING:
+    from .config import Config
+
+# pydantic and perfbot.config are imported by the functions that read configs (chain, compose),
+# not here: base_of/origins/files also answer a PlainConfig (perfbot.config_light) without them.
 
 KEYWISE = ("allow", "rules", "aliases", "review", "rerun")
 BY_NAME = ("columns",)
@@ -33,6 +37,8 @@ MAX_DEPTH = 64  # configs above one file; a deeper chain is cut (and a pathologi
 
 def chain(nearest: Path) -> list[Path]:
     """The config files that apply, nearest first."""
+    from .config import _cached_load
+
     files = [nearest]
     while len(files) < MAX_DEPTH:
         cur = files[-1]
@@ -76,6 +82,10 @@ def _merge(out: dict[str, Any], origins: dict[str, Path], data: dict[str, Any], 
 @lru_cache(maxsize=256)
 def compose(nearest: Path) -> Config:
     """The config of a folder whose nearest config file is ``nearest``, its parents merged in."""
+    from pydantic import ValidationError
+
+    from .config import Config, ConfigError, _cached_load, _describe
+
     files = chain(nearest)
     if len(files) == 1:
         config = _cached_load(nearest)

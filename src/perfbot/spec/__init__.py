@@ -9,10 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
-from importlib import resources
 from typing import Literal
 
-import yaml
+from . import data as _data
 
 How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
 
@@ -139,6 +138,21 @@ def _header_key(text: str) -> str:
 _header_key_memo = lru_cache(maxsize=_MEMO_SIZE)(_header_key)
 
 
+# a name with none of the marks header_parts peels (emphasis, links, HTML, footnotes), nor `_` at
+# either end: its header_key is its text with spaces squeezed, lowercased
+_MARKS = r"*`<>\[\]\\" + _FOOTNOTE_MARKS
+_PLAIN_NAME = re.compile(rf"[^{_MARKS}_](?:[^{_MARKS}]*[^{_MARKS}_])?")
+
+
+def _guide_key(name: str) -> str:
+    """:func:`header_key` of a name in the guide, without peeling what plain names do not have
+    (the ~200 names of columns.yaml were ~5 ms of every cold start)."""
+    t = name.strip()
+    if _PLAIN_NAME.fullmatch(t):
+        return _SPACES.sub(" ", t).strip().lower()
+    return header_key(name)
+
+
 @dataclass(frozen=True, slots=True)
 class Column:
     name: str
@@ -194,12 +208,12 @@ class Schema:
     def _add(self, c: Column) -> None:
         # Unit variants and aliases never shadow a canonical name.
         for unit, scale in c.unit_variants:
-            self._lookup.setdefault(header_key(unit), (c, "unit", scale, unit))
+            self._lookup.setdefault(_guide_key(unit), (c, "unit", scale, unit))
         for a in c.aliases:
-            self._lookup.setdefault(header_key(a), (c, "alias", 1.0, None))
+            self._lookup.setdefault(_guide_key(a), (c, "alias", 1.0, None))
         for a in c.translations:
-            self._lookup.setdefault(header_key(a), (c, "translation", 1.0, None))
-        self._lookup[header_key(c.name)] = (c, "exact", 1.0, None)
+            self._lookup.setdefault(_guide_key(a), (c, "translation", 1.0, None))
+        self._lookup[_guide_key(c.name)] = (c, "exact", 1.0, None)
 
     def resolve(self, index: int, text: str) -> Resolved:
         key = self._keys.get(text)
@@ -338,14 +352,50 @@ def _columns(items: list[dict]) -> dict[str, Column]:
 
 
 def load_yaml(name: str) -> object:
-    text = resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return yaml.load(text, Loader=loader)
+    """The guide's data file ``name`` parsed from its YAML (what :func:`data.load` falls back to;
+    the check path reads the JSON twin, see :mod:`perfbot.spec.data`)."""
+    return _data.parse_yaml(_data._read(name))
+
+
+class _LazyPattern:
+    """One of the guide's regular expressions, compiled on first use: a README needs few of
+    them (the median one of the corpus only ``other_hardware``; the nine cost ~2 ms to
+    compile). Answers as the compiled ``re.Pattern`` does."""
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str):
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    def _re(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled
+
+    def search(self, *args: object) -> re.Match[str] | None:
+        return self._re().search(*args)  # type: ignore[arg-type]
+
+    def match(self, *args: object) -> re.Match[str] | None:
+        return self._re().match(*args)  # type: ignore[arg-type]
+
+    def fullmatch(self, *args: object) -> re.Match[str] | None:
+        return self._re().fullmatch(*args)  # type: ignore[arg-type]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._re(), name)
+
+    def __repr__(self) -> str:
+        return repr(self._re())
+
+
+def _lazy(pattern: str) -> re.Pattern[str]:
+    return _LazyPattern(pattern)  # type: ignore[return-value]
 
 
 @cache
 def builtin_spec() -> Spec:
-    data = load_yaml("columns.yaml")
+    data = _data.load("columns.yaml")
     assert isinstance(data, dict)
     perf = data["performance"]
     return Spec(
@@ -355,13 +405,13 @@ def builtin_spec() -> Spec:
         signature=frozenset(perf["signature"]),
         measured=frozenset(perf["measured"]),
         inference_columns=frozenset(perf["inference_columns"]),
-        inference_headings=re.compile(perf["inference_headings"]),
-        training_headings=re.compile(perf["training_headings"]),
-        requirements_headings=re.compile(perf["requirements_headings"]),
+        inference_headings=_lazy(perf["inference_headings"]),
+        training_headings=_lazy(perf["training_headings"]),
+        requirements_headings=_lazy(perf["requirements_headings"]),
         ambiguous=frozenset(header_key(a) for a in perf.get("ambiguous", ())),
-        rate_units=tuple((k, re.compile(v)) for k, v in perf.get("rate_units", {}).items()),
-        timing_words=re.compile(perf["timing_words"]),
-        maybe_tail=tuple((k, re.compile(v)) for k, v in perf.get("maybe_tail", {}).items()),
+        rate_units=tuple((k, _lazy(v)) for k, v in perf.get("rate_units", {}).items()),
+        timing_words=_lazy(perf["timing_words"]),
+        maybe_tail=tuple((k, _lazy(v)) for k, v in perf.get("maybe_tail", {}).items()),
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
-        other_hardware=re.compile(data["other_hardware"]),
+        other_hardware=_lazy(data["other_hardware"]),
     )
