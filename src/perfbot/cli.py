@@ -754,31 +754,74 @@ _NO_EXTRA: dict = {}
 
 
 def _fix_one(
-    job: tuple[str, Config, bool | None, str | None], *, unsafe: bool = True
-) -> tuple[Any, Any, Any, list[str]]:
-    """Read, check and fix one file (also in a worker process): (source, or error, or None when
-    it is not checked; its check; the fix outcome; notes). The outcome is None when nothing is
-    fixable, (new text, findings fixed, check of the new text), or the message of fixes that do
-    not settle. Nothing is written here."""
+    job: tuple[str, Config, bool | None, str | None],
+    *,
+    unsafe: bool = True,
+    diff: bool = False,
+    keep_source: bool = True,
+    fmt: str | None = None,
+    root: str | None = None,
+) -> tuple[Any, list[str], tuple[int, tuple[str, ...], str | None] | None, FileError | None]:
+    """Read, check, fix and write one file (also in a worker process, so that only small
+    results travel back): (the check to report, or an error, or None when the file is not
+    checked; notes; the change made or None; an error of this file's fix, or None).
+
+    The change is (findings fixed, their rules, the unified diff or None): with ``diff`` the
+    diff is made and nothing is written. The check reported is the fix loop's check of the new
+    text (the file is not read or parsed again), or the first check when nothing changed or the
+    fix could not be written. Without ``keep_source`` it holds no source (streamed output does
+    not print it). With ``fmt`` (streamed text or github output) the check comes back as its
+    part of the output in that format, made here, and :func:`_counted`, as `check` does."""
+    from pathlib import Path
+
     from .engine import applicable, check_source, fix_result
     from .source import FileError, read_source
 
     path, config, decision, root = job
     src = read_source(path, root=root)
     if isinstance(src, FileError):
-        return src, None, None, []
+        return src, [], None, None
     result = check_source(src, config, require_model_tables=decision is None)
     if decision is None and not result.has_model_tables:
-        return None, None, None, []
+        return None, [], None, None
     notes = [_note(src.path, n) for n in src.notes]
-    if not any(applicable(f, unsafe) for f in result.findings):
-        return src, result, None, notes
+    if not any(applicable(f, unsafe) for f in result.findings):  # one parse, nothing written
+        return _kept(result, keep_source, fmt, root), notes, None, None
     try:
         # the check above is the first pass; the last pass checks the new text
-        outcome: Any = fix_result(src, config, first=result, unsafe=unsafe)
+        new_text, fixed, final = fix_result(src, config, first=result, unsafe=unsafe)
     except RuntimeError as e:  # fixes that do not settle: a perfbot bug, for this file only
-        outcome = str(e).removeprefix(f"{src.path}: ")
-    return src, result, outcome, notes
+        error = FileError(src.path, str(e).removeprefix(f"{src.path}: "))
+        return _kept(result, keep_source, fmt, root), notes, None, error
+    if new_text == src.text:
+        return _kept(result, keep_source, fmt, root), notes, None, None
+    shown = None
+    if diff:
+        assert final.source is not None  # the loop's Source of the new text
+        shown = _unified_diff(src.path, src, final.source)
+    else:
+        refused = _unsafe_to_write(src.path)
+        if refused:
+            return _kept(result, keep_source, fmt, root), notes, None, FileError(src.path, refused)
+        try:
+            Path(src.path).write_bytes(src.encode(new_text))
+        except OSError as e:
+            error = FileError(src.path, f"cannot write: {e.strerror or e}")
+            return _kept(result, keep_source, fmt, root), notes, None, error
+    change = (len(fixed), tuple(sorted({f.rule for f in fixed})), shown)
+    return _kept(final, keep_source, fmt, root), notes, change, None
+
+
+def _kept(
+    result: FileResult, keep_source: bool, fmt: str | None = None, root: str | None = None
+) -> FileResult | tuple[FileResult, str]:
+    if fmt is not None:
+        from .report.stream import part
+
+        return _counted(result), part(fmt, result, root)
+    if not keep_source:
+        result.source = None
+    return result
 
 
 def _pool_size(jobs: list) -> int:
@@ -1092,10 +1135,9 @@ def _unsafe_to_write(path: str) -> str | None:
 
 def cmd_fix(args: argparse.Namespace) -> int:
     import functools
-    from pathlib import Path
 
     from .report import display_path, plural
-    from .source import FileError, Source
+    from .source import FileError
 
     if args.diff and args.format not in ("text", "json"):
         raise UsageError(f"fix --diff prints a diff (text) or JSON, not {args.format}")
@@ -1105,60 +1147,51 @@ def cmd_fix(args: argparse.Namespace) -> int:
     changed: list[tuple[str, int]] = []
     diffs: list[dict[str, Any]] = []  # fix --diff --format json
 
-    def fix_one(src: Source, result: FileResult, outcome: Any, notes: list[str]) -> FileResult:
-        """Write (or diff) what a worker fixed; returns the check to report."""
-        nonlocal fixed_total
-        run.notes.extend(notes)
-        if outcome is None:  # nothing to fix
-            return result
-        if isinstance(outcome, str):  # fixes that do not settle: a perfbot bug, for this file only
-            run.errors.append(FileError(src.path, outcome))
-            return result
-        new_text, fixed, final = outcome
-        if new_text == src.text:
-            return result
-        new_src = Source.from_text(new_text, path=src.path, bom=src.bom, encoding=src.encoding)
-        if args.diff and args.format == "json":
-            diffs.append({"path": src.path, "fixed": len(fixed),
-                          "rules": sorted({f.rule for f in fixed}),
-                          "diff": _unified_diff(src.path, src, new_src)})  # fmt: skip
-        elif args.diff:
-            sys.stdout.write(_unified_diff(src.path, src, new_src))
-        else:
-            refused = _unsafe_to_write(src.path)
-            if refused:
-                run.errors.append(FileError(src.path, refused))
-                return result
-            try:
-                Path(src.path).write_bytes(src.encode(new_text))
-            except OSError as e:
-                run.errors.append(FileError(src.path, f"cannot write: {e.strerror or e}"))
-                return result
-        fixed_total += len(fixed)
-        changed.append((src.path, len(fixed)))
-        return final  # the fix loop's check of the new text
-
     quiet = args.quiet
     # what was fixed: stdout for text output, else stderr (stdout stays a diff / JSON / SARIF)
     out = sys.stdout if args.format == "text" and not args.diff else sys.stderr
     verb = "would fix" if args.diff else "fixed"
     # text and github output: each file's lines as soon as it is done (see _Runner.streams)
     stream = run.streams() and not args.diff
-    # read, check and fix in the pool when it pays; written here, in order
-    fix_job = functools.partial(_fix_one, unsafe=args.unsafe_fixes)
-    for got, first, outcome, notes in _map_checks(list(run.jobs()), fix_job):
+    # read, check, fix and write in the pool when it pays (the same decision as check's); the
+    # output is printed here, in order. The source comes back only for a report that prints it
+    # (JSON, SARIF: the fixes' text), not for streamed output or a diff.
+    # Streamed output's lines are made there too, and the check comes back counted (as check's).
+    fix_job = functools.partial(
+        _fix_one,
+        unsafe=args.unsafe_fixes,
+        diff=args.diff,
+        keep_source=not (stream or args.diff),
+        fmt=args.format if stream else None,
+        root=run.root() if stream else None,
+    )
+    for got, notes, change, error in _map_checks(list(run.jobs()), fix_job):
+        if got is None:
+            if stream:
+                run.emit(None, [])
+            continue
         if isinstance(got, FileError):
             run.errors.append(got)
             continue
-        n_notes, n_changed = len(run.notes), len(changed)
-        result = fix_one(got, first, outcome, notes) if got is not None else None
-        if result is not None:
-            results.append(result)
+        shown_part = None
         if stream:
-            if not quiet and len(changed) > n_changed:
-                path, n = changed[-1]
-                print(f"{display_path(path)}: {verb} {plural(n, 'finding')}", file=out)
-            run.emit(result, run.notes[n_notes:])
+            got, shown_part = got
+        run.notes.extend(notes)
+        if error is not None:
+            run.errors.append(error)
+        if change is not None:
+            n, rules, shown = change
+            if args.diff and args.format == "json":
+                diffs.append({"path": got.path, "fixed": n, "rules": list(rules), "diff": shown})
+            elif args.diff:
+                sys.stdout.write(shown or "")
+            fixed_total += n
+            changed.append((got.path, n))
+        results.append(got)
+        if stream:
+            if not quiet and change is not None:
+                print(f"{display_path(got.path)}: {verb} {plural(change[0], 'finding')}", file=out)
+            run.emit(None, notes, part=shown_part)
 
     if not quiet:
         for path, n in [] if stream else changed:

@@ -70,15 +70,21 @@ def _overlaps(a: Edit, b: Edit) -> bool:
     return (a.start < b.end and b.start < a.end) or (a.start == a.end and b.start < a.start < b.end)
 
 
+def _clashes(e: Edit, on_line: list[Edit]) -> bool:
+    """``e`` overlaps one of ``on_line`` (the edits taken on its line)."""
+    return any(_overlaps(e, t) or _overlaps(t, e) for t in on_line)
+
+
 def select_edits(edits: list[Edit]) -> list[Edit]:
     """Edits that can be applied together: first come, first served; duplicates dropped."""
     taken: list[Edit] = []
+    by_line: dict[int, list[Edit]] = {}  # only edits on one line can overlap (see _overlaps)
     for e in edits:
-        if e in taken:
-            continue
-        if any(_overlaps(e, t) or _overlaps(t, e) for t in taken):
+        on_line = by_line.setdefault(e.line, [])
+        if e in on_line or _clashes(e, on_line):
             continue
         taken.append(e)
+        on_line.append(e)
     return taken
 
 
@@ -86,11 +92,14 @@ def select_fixes(fixes: list[Fix]) -> list[Edit]:
     """Edits of the fixes that can be applied together. A fix is all or nothing: one that
     overlaps an edit already taken waits for the next pass (the engine re-checks and re-fixes)."""
     taken: list[Edit] = []
+    by_line: dict[int, list[Edit]] = {}  # the edits taken, by line
     for fx in fixes:
-        new = [e for e in fx.edits if e not in taken]
-        if any(_overlaps(e, t) or _overlaps(t, e) for e in new for t in taken):
+        new = [e for e in fx.edits if e not in by_line.get(e.line, ())]
+        if any(_clashes(e, by_line.get(e.line, [])) for e in new):
             continue
-        taken.extend(select_edits(new))
+        for e in select_edits(new):
+            taken.append(e)
+            by_line.setdefault(e.line, []).append(e)
     return taken
 
 
