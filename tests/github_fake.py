@@ -25,7 +25,7 @@ Failures can be injected (:meth:`GitHubFake.fail_next`) and every request is log
             {"path": "configs/dit/README.md", "line": 12, "body": "fix"}])
         assert len(gh.reviews) == 1 and gh.schema_errors == []
 
-The fake judges diff lines with its own small patch reader, not with ``perfbot.github.diff``, so
+The fake judges diff lines with its own small patch reader, not with ``perfbot.hunks``, so
 that a bug there cannot hide itself.
 """
 

@@ -1,11 +1,11 @@
-"""perfbot.github.diff: patches into hunks, commentable lines, filter modes."""
+"""perfbot.hunks: patches into hunks, commentable lines, filter modes."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from github_fake import GitHubFake, make_patch
-from perfbot.github.diff import (
+from perfbot.hunks import (
     DEFAULT_FILTER_MODE,
     FilterMode,
     Hunk,

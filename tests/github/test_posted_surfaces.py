@@ -182,7 +182,7 @@ def _rerun_body(name: str, selector: str, message: str, log: str, runner: str) -
     results.append(result(name=f"{name}-d"))  # a changed row: an inline suggestion
     groups = refresh_all(results, read=lambda p: RREADME.encode(), config=Config(), sha=RSHA)
     from github_fake import make_patch
-    from perfbot.github.diff import parse_patch
+    from perfbot.hunks import parse_patch
 
     hunks = {RPATH: parse_patch(make_patch(None, RREADME))}
     plan = plan_review(

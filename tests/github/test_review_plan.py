@@ -7,7 +7,6 @@ from review_kit import BROKEN, REORDER, suggestion_of
 
 from perfbot.config import Config
 from perfbot.engine import check_source, fix_source
-from perfbot.github.diff import FilterMode, parse_patch
 from perfbot.github.event import CIEnv
 from perfbot.github.review import (
     Existing,
@@ -24,6 +23,7 @@ from perfbot.github.review import (
     to_file,
 )
 from perfbot.github.suggest import find_markers
+from perfbot.hunks import FilterMode, parse_patch
 from perfbot.source import Source
 
 REQUIREMENTS = (

@@ -15,7 +15,7 @@ import pytest
 
 from perfbot.config import Config, RerunConfig
 from perfbot.engine import check_source
-from perfbot.github.diff import parse_patch
+from perfbot.hunks import parse_patch
 from perfbot.runner.bench import BenchResult, write_result
 from perfbot.runner.report import (
     MARKER,

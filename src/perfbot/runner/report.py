@@ -34,9 +34,9 @@ from pathlib import Path
 from perfbot.config import Config, ConfigError, RerunConfig, load_config
 from perfbot.fix import Fix, replacement
 from perfbot.github.command import code
-from perfbot.github.diff import Hunk, can_suggest
 from perfbot.github.markdown import block, message
 from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
+from perfbot.hunks import Hunk, can_suggest
 from perfbot.runner.bench import BenchResult, ResultsError, load_results
 from perfbot.runner.refresh import RowRefresh, apply_refreshes, proposals, refresh
 from perfbot.runner.versions_table import TableProposal
@@ -891,8 +891,8 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
 
     from perfbot.github.client import GitHubError
     from perfbot.github.command import default_branch, rerun_policy
-    from perfbot.github.diff import hunks_by_path
     from perfbot.github.event import PullRequestInfo
+    from perfbot.hunks import hunks_by_path
 
     repo = env.repository
     pull = client.pull(args.pr)

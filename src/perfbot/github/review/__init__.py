@@ -59,9 +59,9 @@ from pydantic import ValidationError
 
 from ...config import Config, ConfigError, config_for, load_config
 from ...engine import FileResult, at_or_above
+from ...hunks import FilterMode, hunks_by_path
 from ...registry import get_rule
 from ..client import Client, GitHubError, NetworkError, RateLimitedError
-from ..diff import FilterMode, hunks_by_path
 from ..event import CIEnv, EventError, PullRequestInfo, in_github_actions
 from ..markdown import code
 from .findings_file import FindingsFile, from_file, to_file

@@ -10,9 +10,9 @@ from typing import Any
 
 from ...config import Config, ConfigError, config_for, load_config
 from ...engine import check_source
+from ...hunks import FilterMode, hunks_by_path
 from ...source import MAX_BYTES, FileError, Source, decode, read_source
 from ..client import Client, GitHubError, NetworkError
-from ..diff import FilterMode, hunks_by_path
 from ..event import PullRequestInfo, workspace_head
 from .plan import Plan, decide, plan_file
 
