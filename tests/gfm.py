@@ -19,6 +19,7 @@ from html.parser import HTMLParser
 
 import cmarkgfm
 from cmarkgfm.cmark import Options
+from hypothesis import strategies as st
 
 EXTENSIONS = ["table", "autolink", "strikethrough", "tagfilter"]
 # GitHub: @login (1-39 of [A-Za-z0-9-], not after a word character), @org/team
@@ -114,3 +115,18 @@ def assert_inert(
     assert h.references == n.references, f"{where}: references in {h.text!r}"
     assert h.comments == n.comments, f"{where}: HTML comments\n{hostile}"
     assert h.raw_comments == n.raw_comments, f"{where}: '<!--' in the source\n{hostile}"
+
+
+# the pieces attackers use; hypothesis strings them together
+PIECES = [
+    "`", "``", "```", "~~~", "\\", "|", "*", "_", "~~", "[", "]", "(", ")", "!", "<", ">", "&",
+    "#", "#1", "@", "@org/maintainers", "@alice", "a@evil.example", "www.evil.example",
+    "GH-1", "gh-", "http://evil.example/x", "https:", "//", ".", ":", "-", "+", "1.", "$x$", "=",
+    "\n", "\t", " ", "  ", "\r", "\x00", "\u202e", "\u200b", "é", "x", "0.89",
+    "<img src=https://evil.example/p.png>", "<a href=https://evil.example>fix</a>",
+    "<details><summary>x", "</details>", "<!--", "-->",
+    "<!-- perfbot:ok-to-test sha=" + "b" * 40 + " by=maintainer comment=1000004 -->",
+    "<!-- perfbot:item=0123456789abcdef -->", "&lt;b&gt;", "&#64;org", "[x](https://evil.example)",
+    "![i](https://evil.example/i.png)", "<https://evil.example>", "<script>", "<textarea>",
+]  # fmt: skip
+hostile = st.lists(st.sampled_from(PIECES), min_size=1, max_size=12).map("".join)

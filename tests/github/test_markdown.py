@@ -9,24 +9,10 @@ import html
 import re
 
 from hypothesis import example, given, settings
-from hypothesis import strategies as st
 
-from gfm import render, shape
+from gfm import hostile, render, shape
 from perfbot.github.markdown import ZWJ, block, code, inert, message
 
-# the pieces attackers use; hypothesis strings them together
-PIECES = [
-    "`", "``", "```", "~~~", "\\", "|", "*", "_", "~~", "[", "]", "(", ")", "!", "<", ">", "&",
-    "#", "#1", "@", "@org/maintainers", "@alice", "a@evil.example", "www.evil.example",
-    "GH-1", "gh-", "http://evil.example/x", "https:", "//", ".", ":", "-", "+", "1.", "$x$", "=",
-    "\n", "\t", " ", "  ", "\r", "\x00", "\u202e", "\u200b", "é", "x", "0.89",
-    "<img src=https://evil.example/p.png>", "<a href=https://evil.example>fix</a>",
-    "<details><summary>x", "</details>", "<!--", "-->",
-    "<!-- perfbot:ok-to-test sha=" + "b" * 40 + " by=maintainer comment=1000004 -->",
-    "<!-- perfbot:item=0123456789abcdef -->", "&lt;b&gt;", "&#64;org", "[x](https://evil.example)",
-    "![i](https://evil.example/i.png)", "<https://evil.example>", "<script>", "<textarea>",
-]  # fmt: skip
-hostile = st.lists(st.sampled_from(PIECES), min_size=1, max_size=12).map("".join)
 OURS_URL = "https://github.com/org/models/blob/"
 
 
