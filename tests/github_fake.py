@@ -206,6 +206,22 @@ def load_event(name: str) -> dict[str, Any]:
     return json.loads((EVENTS_DIR / f"{name}.json").read_text(encoding="utf-8"))
 
 
+def comment_event_env(
+    fake: Any, tmp_path: Any, monkeypatch: Any, comment: Mapping[str, Any], user: str
+) -> None:
+    """The environment of a workflow run for ``comment`` (an issue comment on the fake, written by
+    ``user``): the event file, ``GITHUB_EVENT_NAME``/``_PATH``/``OUTPUT`` and the fake's env."""
+    event = load_event("issue_comment_created")
+    event["comment"].update(id=comment["id"], body=comment["body"])
+    event["comment"]["user"]["login"] = event["sender"]["login"] = user
+    (tmp_path / "event.json").write_text(json.dumps(event), encoding="utf-8")
+    for k, v in fake.env().items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "issue_comment")
+    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
+    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+
+
 # --------------------------------------------------------------------------------------------
 # Patches
 

@@ -207,7 +207,7 @@ def test_audit_7_problem_texts_from_the_config_and_results_are_not_raw():
 def test_audit_1b_a_benchmark_name_quoted_in_a_refusal_is_no_marker(gh, tmp_path, monkeypatch):
     import json
 
-    from github_fake import load_event
+    from github_fake import comment_event_env
     from perfbot.github.client import Client
     from perfbot.github.command import command_main
 
@@ -228,15 +228,7 @@ def test_audit_1b_a_benchmark_name_quoted_in_a_refusal_is_no_marker(gh, tmp_path
     gh.add_pull(changes={readme: (old, old + "| dit | 8 | 0.93 | 550.54 |\n")},
                 contents={".perfbot.yml": config})  # fmt: skip
     comment = gh.add_issue_comment(1, "/perfbot rerun dit", user="maintainer")
-    event = load_event("issue_comment_created")
-    event["comment"].update(id=comment["id"], body=comment["body"])
-    event["comment"]["user"]["login"] = event["sender"]["login"] = "maintainer"
-    (tmp_path / "event.json").write_text(json.dumps(event))
-    for k, v in gh.env().items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.setenv("GITHUB_EVENT_NAME", "issue_comment")
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
-    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+    comment_event_env(gh, tmp_path, monkeypatch, comment, "maintainer")
     command_main(["--config", ".perfbot.yml"])
     (reply,) = [c["body"] for c in gh.issue_comments if c["user"] == "github-actions[bot]"]
     assert "perfbot:ok-to-test sha=" in reply  # the name is quoted back...

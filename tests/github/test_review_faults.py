@@ -44,24 +44,15 @@ def test_a_long_rate_limit_ends_the_run_with_try_again_later(gh, action, monkeyp
 
 
 def test_a_gate_reply_whose_answer_was_lost_is_not_posted_twice(gh, tmp_path, monkeypatch):
-    import json
 
-    from github_fake import load_event
+    from github_fake import comment_event_env
     from perfbot.github.client import Client
     from perfbot.github.command import command_main
 
     monkeypatch.setattr(Client, "write_interval", None)
     gh.add_pull(changes={README: (None, BROKEN)})
     comment = gh.add_issue_comment(1, "/perfbot help", user="maintainer")
-    event = load_event("issue_comment_created")
-    event["comment"].update(id=comment["id"], body=comment["body"])
-    event["comment"]["user"]["login"] = event["sender"]["login"] = "maintainer"
-    (tmp_path / "event.json").write_text(json.dumps(event))
-    for k, v in gh.env().items():
-        monkeypatch.setenv(k, v)
-    monkeypatch.setenv("GITHUB_EVENT_NAME", "issue_comment")
-    monkeypatch.setenv("GITHUB_EVENT_PATH", str(tmp_path / "event.json"))
-    monkeypatch.setenv("GITHUB_OUTPUT", str(tmp_path / "out"))
+    comment_event_env(gh, tmp_path, monkeypatch, comment, "maintainer")
     gh.fail_next("POST", re.compile(r"/issues/\d+/comments$"), 502, after=True)
     assert command_main(["--config", ".perfbot.yml"]) == 0
     replies = [c for c in gh.issue_comments if c["user"] == "github-actions[bot]"]
