@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
@@ -42,7 +43,17 @@ class _RawTable:
 
 
 class _SpanState(BlockState):
-    """BlockState that records the source span of each paragraph it adds."""
+    """BlockState that records the source span of each paragraph it adds.
+
+    With ``syncs`` (a list: the top-level parse of a document) the fast loop records there
+    ``(cursor, token count)`` after each run of blank lines: the points :mod:`perfbot.reparse`
+    may restart the parse at. With ``stop_at`` it stops at the first such point that is a key
+    there (``stopped`` is then True and nothing after it is parsed).
+    """
+
+    syncs: list[tuple[int, int]] | None = None
+    stop_at: dict[int, int] | None = None
+    stopped = False
 
     def add_paragraph(self, text: str) -> None:
         last = self.last_token()
@@ -138,6 +149,13 @@ class _SpanParser(BlockParser):
                 )
                 tok["_span"] = (state.cursor, end_pos2)
                 state.append_token(tok)
+                syncs = state.syncs
+                if syncs is not None:
+                    syncs.append((end_pos2, len(state.tokens)))
+                    if state.stop_at is not None and end_pos2 in state.stop_at:
+                        state.cursor = end_pos2
+                        state.stopped = True
+                        return None
             else:
                 end_pos2 = self.parse_method(m, state)
             if end_pos2:
@@ -184,9 +202,11 @@ def _make_markdown() -> mistune.Markdown:
 _MD = _make_markdown()
 
 
-def block_tokens(text: str) -> list[dict]:
-    """Top-level block tokens of ``text`` (``\\n`` line endings), each with ``_span`` offsets."""
+def block_tokens(text: str, syncs: list[tuple[int, int]] | None = None) -> list[dict]:
+    """Top-level block tokens of ``text`` (``\\n`` line endings), each with ``_span`` offsets.
+    With ``syncs``, the points after each run of blank lines are added to it (see _SpanState)."""
     state = _SpanState()
+    state.syncs = syncs
     if not text.endswith("\n"):
         text += "\n"
     state.process(text)
@@ -486,8 +506,9 @@ class _Builder:
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
 
-    def run(self) -> Document:
-        self.walk(block_tokens(self.text), base=0, in_html=False)
+    def run(self, tokens: list[dict]) -> Document:
+        """The document from ``tokens``, the top-level block tokens of ``self.text``."""
+        self.walk(tokens, base=0, in_html=False)
         self.finish_tables()
         return self.doc
 
@@ -658,6 +679,42 @@ class _Builder:
         self.doc.tables = [t if t.index == i else replace(t, index=i) for i, t in enumerate(out)]
 
 
+@dataclass(slots=True)
+class Parsed:
+    """What one parse of a Source leaves for :mod:`perfbot.reparse` to start from."""
+
+    source: Source
+    text: str  # the text tokenised: ``source.normalized() + "\\n"``
+    starts: list[int]  # the offset of each line's start (and one past the end)
+    tokens: list[dict]  # the top-level block tokens (not to be changed: they may be shared)
+    syncs: list[tuple[int, int]]  # (cursor, token count) after each run of blank lines
+
+
+# The last document parsed (one only: its memory is bounded, whatever the run checks). `fix`
+# parses the text its fixes made right after the text they were made on.
+_LAST: list[Parsed] = []
+
+
+def last_parsed() -> Parsed | None:
+    return _LAST[0] if _LAST else None
+
+
+def build_document(
+    src: Source, spec: Spec, tokens_of: Callable[[str, list[int]], tuple[list, list]]
+) -> Document:
+    """The Document of ``src``, from ``tokens_of(text, starts)`` -> (its top-level block tokens,
+    their sync points); remembered as :func:`last_parsed`."""
+    b = _Builder(src, spec)
+    tokens, syncs = tokens_of(b.text, b.starts)
+    _LAST[:] = [Parsed(src, b.text, b.starts, tokens, syncs)]
+    return b.run(tokens)
+
+
+def _tokens_of(text: str, starts: list[int]) -> tuple[list[dict], list[tuple[int, int]]]:
+    syncs: list[tuple[int, int]] = []
+    return block_tokens(text, syncs), syncs
+
+
 def parse_document(src: Source, spec: Spec | None = None) -> Document:
     """Parse a README. Never raises for any text."""
-    return _Builder(src, spec or builtin_spec()).run()
+    return build_document(src, spec or builtin_spec(), _tokens_of)

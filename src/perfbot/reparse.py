@@ -1,0 +1,121 @@
+"""Parse the text fixes made from the parse of the text they were made on (issue 11).
+
+`perfbot fix` checks the new text after each pass (what it prints, and the proof that the fixes
+settled). The new text differs from the old one only in the lines the fixes edited, so its
+top-level block tokens are the old ones outside a window around those lines: this module
+re-tokenises the window only, and builds the Document from the spliced tokens exactly as
+:func:`perfbot.parse.parse_document` builds it from a full tokenisation. The result is equal to
+``parse_document(new)``, field by field (``tests/test_reparse.py`` holds it to that).
+
+Why the splice is the full tokenisation
+---------------------------------------
+
+mistune's top-level loop (:class:`perfbot.parse._SpanParser`) reads, at each step, the text from
+its cursor on and one thing of what came before: whether the last token is a paragraph (a
+paragraph goes on, a setext underline turns it into a heading, a type-7 HTML block may not
+interrupt it). A *sync point* is where the loop has just read a run of blank lines: the cursor
+is at a line start and the last token is a blank line. From a sync point the rest of the tokens
+are therefore a function of the text from there on only (and of no token before it, which no
+later step changes: every step that changes an earlier token needs a paragraph there).
+
+- **Start.** The window starts at a sync point ``p`` of the old parse whose line and the two
+  after it are unchanged (before the first edited line). Every step before ``p`` read at most
+  up to the line after the one it ended on (a pipe table's header and delimiter are two lines),
+  so the old tokens before ``p`` are the new text's too, and ``p`` is a sync point of both.
+  A reference-link definition can look 999 characters ahead for its ``]``: a text holding
+  ``]:`` falls back to a full parse.
+- **End.** The new text is tokenised from ``p`` and stops at the first of its sync points that
+  lies in the unchanged tail and was a sync point of the old parse too (same text from there
+  on, both after blank lines): the old tokens from there on are the new ones, moved by the
+  lines' offset. With no such point it runs to the end (a real parse of the rest: correct, just
+  slower).
+- **Otherwise a full parse:** no parse of the old Source is at hand (it is not the last one
+  parsed), the old mistune loop runs (no sync points are recorded), or ``]:`` appears.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from .model import Document
+from .parse import (
+    _MD,
+    Parsed,
+    _RawTable,
+    _SpanState,
+    _tokens_of,
+    build_document,
+    last_parsed,
+    parse_document,
+)
+from .source import Source
+from .spec import Spec
+
+# lines at a window's start that must be unchanged: the sync point's own and the two after it
+_MARGIN = 3
+
+
+def parse_after(old: Source, new: Source, spec: Spec) -> Document:
+    """``parse_document(new, spec)``, re-tokenising only around the lines where ``new`` differs
+    from ``old`` when ``old`` is the Source parsed last (see the module's docstring)."""
+    last = last_parsed()
+    if last is None or last.source is not old:
+        return parse_document(new, spec)
+
+    def tokens_of(text: str, starts: list[int]) -> tuple[list[dict], list[tuple[int, int]]]:
+        got = _spliced(last, new.lines, text, starts)
+        return got if got is not None else _tokens_of(text, starts)
+
+    return build_document(new, spec, tokens_of)
+
+
+def _spliced(
+    last: Parsed, lines: list[str], text: str, starts: list[int]
+) -> tuple[list[dict], list[tuple[int, int]]] | None:
+    """The top-level tokens of ``text`` (whose lines are ``lines``, starting at ``starts``) and
+    their sync points, from ``last``'s; None when that cannot be shown to be right."""
+    if not last.syncs or "]:" in last.text or "]:" in text:
+        return None
+    old_lines = last.source.lines
+    n = min(len(old_lines), len(lines))
+    a = 0  # the first line that differs (0-based)
+    while a < n and old_lines[a] == lines[a]:
+        a += 1
+    k = 0  # lines equal at the end, not counting those of the common start
+    while k < n - a and old_lines[-1 - k] == lines[-1 - k]:
+        k += 1
+    old_syncs = last.syncs
+    cursors = [c for c, _ in old_syncs]
+    # the window's start: the last old sync point p with lines p .. p+2 before line a
+    i = bisect_right(cursors, last.starts[a - _MARGIN]) if a >= _MARGIN else 0
+    p, ntok = old_syncs[i - 1] if i else (0, 0)
+    tail_old = last.starts[len(old_lines) - k]  # the unchanged tail, in the old text
+    delta = starts[len(lines) - k] - tail_old
+    j = bisect_left(cursors, tail_old)
+    state = _SpanState()
+    state.process(text)
+    state.cursor = p
+    state.syncs = []
+    state.stop_at = {c + delta: t for c, t in old_syncs[j:]}
+    _MD.block.parse(state)
+    window = state.tokens
+    head = ntok + len(window)
+    tokens = last.tokens[:ntok] + window
+    syncs = old_syncs[:i] + [(c, t + ntok) for c, t in state.syncs]
+    if state.stopped:
+        cut = state.stop_at[state.cursor]  # the old token count at the same point
+        tokens += last.tokens[cut:] if not delta else [_moved(t, delta) for t in last.tokens[cut:]]
+        syncs += [(c + delta, t - cut + head) for c, t in old_syncs if c + delta > state.cursor]
+    return tokens, syncs
+
+
+def _moved(tok: dict, delta: int) -> dict:
+    """A top-level token of the old text, at its place in the new one (a copy)."""
+    tok = dict(tok)
+    span = tok.get("_span")
+    if span is not None:
+        tok["_span"] = (span[0] + delta, span[1] + delta)
+    raw = tok.get("_raw")
+    if isinstance(raw, _RawTable):
+        tok["_raw"] = _RawTable(raw.start + delta, raw.end + delta, [o + delta for o in raw.rows])
+    return tok

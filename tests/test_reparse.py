@@ -1,0 +1,225 @@
+"""The re-parse of fixed text is the full parse (issue 11): perfbot.reparse, differentially.
+
+``reparse.parse_after(old, new, spec)`` tokenises only a window of ``new`` around the lines that
+differ from ``old`` (the Source parsed last) and keeps the old tokens elsewhere. Hypothesis builds
+Markdown with the strategies of ``test_parse_differential`` (tables in lists, quotes and HTML,
+fences holding pipes, setext underlines, CRLF, ...), edits it the way fixes do (a row's cells
+changed, an alignment row rewritten, a table's columns reordered, a sentence rewritten, a line
+inserted after a row), plus any line replaced by any other, and the Document must equal
+``parse_document`` of the new text, field by field, with the same tokens underneath.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from perfbot import engine, parse, reparse
+from perfbot.config_light import DEFAULT
+from perfbot.fix import Edit, apply_edits
+from perfbot.model import Document
+from perfbot.source import Source
+from perfbot.spec import builtin_spec
+from test_parse_differential import CELL, LINE, SETTINGS, markdown
+
+SPEC = builtin_spec()
+FIXTURES = Path(__file__).parent / "fixtures"
+
+SENTENCES = [
+    "Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.",
+    "Experiments are tested on ascend 910 with mindspore 2.2.10 pynative mode.",
+    "experiments were run on Ascend 910* with MindSpore 2.3 graph mode",
+    "text",
+]
+ALIGN_CELLS = [":---:", "---:", ":---", "---", "-"]
+
+
+@st.composite
+def fix_like_edits(draw, src: Source) -> list[Edit]:
+    """1 to 4 edits of ``src``'s lines, of the kinds fixes make (and any line changed)."""
+    edits: list[Edit] = []
+    n = len(src.lines)
+    for _ in range(draw(st.integers(1, 4))):
+        ln = draw(st.integers(1, n))
+        line = src.line(ln)
+        cells = parse.split_cells(line, ln) if "|" in line else ()
+        kind = draw(st.sampled_from(["cell", "align", "reorder", "sentence", "insert", "any"]))
+        if kind == "cell" and cells:  # a cell's text changed (its padding kept)
+            c = draw(st.sampled_from(cells))
+            edits.append(Edit(ln, c.start, c.end, draw(CELL).strip() or "x"))
+        elif kind == "align" and cells:  # the alignment row rewritten, padding and all
+            new = "|".join(f" {draw(st.sampled_from(ALIGN_CELLS))} " for _ in cells)
+            edits.append(Edit(ln, 0, len(line), f"|{new}|"))
+        elif kind == "reorder" and len(cells) > 1:  # a table's columns reordered, row by row
+            order = draw(st.permutations(range(len(cells))))
+            k = ln
+            while k <= n and "|" in src.line(k):
+                row = parse.split_cells(src.line(k), k)
+                if len(row) == len(cells):
+                    for c, j in zip(row, order, strict=True):
+                        edits.append(Edit(k, c.start, c.end, row[j].text))
+                k += 1
+        elif kind == "sentence":  # a sentence (or any paragraph line) rewritten
+            edits.append(Edit(ln, 0, len(line), draw(st.sampled_from(SENTENCES))))
+        elif kind == "insert":  # a row inserted after a line (a fix adding a missing row)
+            row = "| " + " | ".join(draw(st.lists(CELL, min_size=1, max_size=4))) + " |"
+            edits.append(Edit.insert_after(ln, line, [row]))
+        else:  # any line changed into any other: fences, HTML, quotes opened or closed
+            edits.append(Edit(ln, 0, len(line), draw(LINE)))
+    return edits
+
+
+def assert_same_document(got: Document, want: Document) -> None:
+    # the tables cell by cell first, for a readable failure; then every field at once
+    assert [t.start_line for t in got.tables] == [t.start_line for t in want.tables]
+    for tg, tw in zip(got.tables, want.tables, strict=True):
+        for rg, rw in zip(tg.lines, tw.lines, strict=True):
+            assert (rg.line, rg.raw) == (rw.line, rw.raw)
+            assert [(c.text, c.line, c.start, c.end) for c in rg.cells] == [
+                (c.text, c.line, c.start, c.end) for c in rw.cells
+            ]
+    assert got.headings == want.headings
+    assert got.sentences == want.sentences
+    assert got.html_tables == want.html_tables
+    assert got == want
+
+
+def reparsed(old: Source, new_text: str) -> Source:
+    """Parse ``new_text`` after ``old``; check it against the full parse; return its Source."""
+    new = Source.from_text(new_text)
+    got = reparse.parse_after(old, new, SPEC)
+    last = parse.last_parsed()
+    assert last is not None and last.source is new
+    syncs: list[tuple[int, int]] = []
+    assert last.tokens == parse.block_tokens(last.text, syncs)  # the same tokens underneath
+    assert last.syncs == syncs  # and the same restart points, for the next pass
+    assert_same_document(got, parse.parse_document(new, SPEC))
+    parse._LAST[:] = [last]  # the next pass starts from the spliced parse, not the full one
+    return new
+
+
+@SETTINGS
+@given(st.data(), markdown())
+@example(None, "| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n\n| c |\n|---|\n| 3 |\n")
+def test_reparse_after_fix_like_edits_is_the_full_parse(data, text: str) -> None:
+    if data is None:  # the example: a row inserted into the first table, lines after it move
+        old = Source.from_text(text)
+        parse.parse_document(old, SPEC)
+        reparsed(old, apply_edits(old, [Edit.insert_after(3, "| 1 | 2 |", ["| 5 | 6 |"])]))
+        return
+    old = Source.from_text(text)
+    parse.parse_document(old, SPEC)
+    new = reparsed(old, apply_edits(old, data.draw(fix_like_edits(old))))
+    # a second pass starts from the first one's spliced parse
+    reparsed(new, apply_edits(new, data.draw(fix_like_edits(new))))
+
+
+BIG = "".join(
+    f"## Model {i}\n\ntext {i}\n\n| Model | Acc |\n|---|---|\n| m{i} | {i}.5 |\n\n"
+    for i in range(60)
+)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        Edit(175, 8, 12, "75.5"),  # a cell, same length
+        Edit(175, 8, 12, "75.50"),  # longer: the offsets after it move
+        Edit.insert_after(175, "| m21 | 21.5 |", ["| x | 1 |"]),  # a row: the lines move
+    ],
+)
+def test_only_a_window_is_tokenised_again(edit: Edit, monkeypatch) -> None:
+    windows: list[parse._SpanState] = []
+
+    class Recorded(parse._SpanState):
+        def __init__(self, *a) -> None:
+            super().__init__(*a)
+            windows.append(self)
+
+    monkeypatch.setattr(reparse, "_SpanState", Recorded)
+    old = Source.from_text(BIG)
+    parse.parse_document(old, SPEC)
+    assert old.line(175) == "| m21 | 21.5 |"
+    reparsed(old, apply_edits(old, [edit]))
+    (window,) = windows
+    assert window.stopped  # it met the old parse again after the edited table
+    assert len(window.tokens) <= 4, window.tokens  # of the document's 360
+
+
+def test_a_reference_definition_reaching_back_over_the_window_is_seen() -> None:
+    # ``[a`` opens a label that ``f]: /url`` closes six lines on: the whole text becomes one
+    # reference definition (no token at all), so the tokens before the edit change too
+    old = Source.from_text("[a\n\nb\n\nc\n\nd\n\ne\n\nf\n")
+    parse.parse_document(old, SPEC)
+    new = reparsed(old, apply_edits(old, [Edit(11, 1, 1, "]: /url")]))
+    last = parse.last_parsed()
+    assert last is not None and last.source is new and last.tokens == []
+
+
+def test_a_source_not_parsed_last_is_parsed_in_full() -> None:
+    a, b = Source.from_text(BIG), Source.from_text(BIG.replace("m3 ", "m33 "))
+    parse.parse_document(a, SPEC)
+    parse.parse_document(Source.from_text("other\n"), SPEC)  # now `a` is not the last parsed
+    calls = []
+    real = reparse._spliced
+    try:
+        reparse._spliced = lambda *args: calls.append(args) or real(*args)  # type: ignore[misc]
+        assert reparse.parse_after(a, b, SPEC) == parse.parse_document(b, SPEC)
+    finally:
+        reparse._spliced = real
+    assert calls == []
+
+
+def _fixture_sources() -> list[Path]:
+    return sorted(p for p in FIXTURES.rglob("*.md") if not p.name.endswith(".fixed.md"))
+
+
+@pytest.mark.parametrize("unsafe", [False, True])
+def test_fix_prints_the_check_of_the_text_it_writes(unsafe: bool, tmp_path: Path) -> None:
+    """On the corpus-shaped fixtures: fix's last check (what `perfbot fix` prints) equals a fresh
+    check of the new text, and the fix passes after the first re-tokenise a window only."""
+    spliced = []
+    real = reparse._spliced
+
+    def counting(*args):
+        got = real(*args)
+        spliced.append(got is not None)
+        return got
+
+    fixed_files = 0
+    reparse._spliced = counting  # type: ignore[assignment]
+    try:
+        for path in _fixture_sources():
+            src = Source.from_text(path.read_text(encoding="utf-8"), path=str(path))
+            first = engine.check_source(src, DEFAULT)
+            text, _, final = engine.fix_result(src, DEFAULT, first=first, unsafe=unsafe)
+            want = engine.check_source(Source.from_text(text, path=str(path)), DEFAULT)
+            assert final.findings == want.findings, path
+            assert final.has_model_tables == want.has_model_tables, path
+            fixed_files += text != src.text
+    finally:
+        reparse._spliced = real
+    assert fixed_files > 20
+    assert spliced.count(True) >= fixed_files  # every re-check after a fix took the window path
+
+
+def test_shuffled_passes_on_a_long_document_match_the_full_parse() -> None:
+    """Many passes in a row on one text, each edit somewhere else (a long fix loop)."""
+    rnd = random.Random(11)
+    src = Source.from_text(BIG)
+    parse.parse_document(src, SPEC)
+    for _ in range(40):
+        ln = rnd.randrange(1, len(src.lines) + 1)
+        line = src.line(ln)
+        edit = rnd.choice(
+            [
+                Edit(ln, 0, len(line), rnd.choice([*SENTENCES, "", "```", "<div>", "---"])),
+                Edit.insert_after(ln, line, ["| a | b |"]),
+                Edit(ln, 0, 0, "| "),
+            ]
+        )
+        src = reparsed(src, apply_edits(src, [edit]))
