@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from . import registry
 from .config_light import DEFAULT
 from .context import Context, spec_for
-from .fix import Fix, apply_fixes, select_fixes
+from .fix import Fix, apply_to_lines, select_fixes
 from .model import Document
 from .registry import RULES, SEVERITIES, Finding, Rule, all_rules
 from .source import Source
@@ -192,12 +192,13 @@ def fix_result(
         fixes: list[Fix] = [f.fix for f in todo if f.fix is not None]
         if not fixes:
             return text, fixed, result
-        new = apply_fixes(cur, fixes)
+        edits = select_fixes(fixes)
+        new = apply_to_lines(cur.lines, cur.eols, edits, cur.newline)  # apply_fixes(cur, fixes)
         if new == text:
             return text, fixed, result
         # only the findings whose whole fix went in this pass: one skipped for overlapping
         # another is counted in the pass that applies it (check and fix count alike)
-        taken = set(select_fixes(fixes))
+        taken = set(edits)
         fixed.extend(f for f in todo if f.fix is not None and all(e in taken for e in f.fix.edits))
         text = new
         prev = cur

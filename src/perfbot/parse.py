@@ -483,9 +483,13 @@ _SENTENCE_WORDS_LOWER = re.compile("|".join(map(re.escape, _SENTENCE_WORDS)))
 
 
 class _Builder:
-    def __init__(self, src: Source, spec: Spec):
+    def __init__(
+        self, src: Source, spec: Spec, known_rows: dict[tuple[int, str], Row] | None = None
+    ):
         self.src = src
         self.spec = spec
+        # rows built before, by (line number, line): a Row is a function of those two
+        self.known_rows = known_rows
         self.text = src.normalized() + "\n"
         lower = self.text.lower()
         # for cheap substring looks; a few characters change length when lower-cased
@@ -598,13 +602,14 @@ class _Builder:
         return paths[n_headings]
 
     def finish_tables(self) -> None:
-        starts, src_lines = self.starts, self.src.lines
+        starts, src_lines, known = self.starts, self.src.lines, self.known_rows
         for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
             rows = []
             for o in raw.rows:
                 ln = bisect_right(starts, o)
                 line = src_lines[ln - 1]
-                rows.append(Row(ln, line, split_cells(line, ln)))
+                row = known.get((ln, line)) if known else None
+                rows.append(row if row is not None else Row(ln, line, split_cells(line, ln)))
             header, delim, body = rows[0], rows[1], tuple(rows[2:])
             section = self.section_at(nh)
             kind = self.classify_texts([c.value for c in header.cells])
@@ -688,6 +693,7 @@ class Parsed:
     starts: list[int]  # the offset of each line's start (and one past the end)
     tokens: list[dict]  # the top-level block tokens (not to be changed: they may be shared)
     syncs: list[tuple[int, int]]  # (cursor, token count) after each run of blank lines
+    doc: Document | None = None  # the Document built from them
 
 
 # The last document parsed (one only: its memory is bounded, whatever the run checks). `fix`
@@ -700,14 +706,19 @@ def last_parsed() -> Parsed | None:
 
 
 def build_document(
-    src: Source, spec: Spec, tokens_of: Callable[[str, list[int]], tuple[list, list]]
+    src: Source,
+    spec: Spec,
+    tokens_of: Callable[[str, list[int]], tuple[list, list]],
+    known_rows: dict[tuple[int, str], Row] | None = None,
 ) -> Document:
     """The Document of ``src``, from ``tokens_of(text, starts)`` -> (its top-level block tokens,
-    their sync points); remembered as :func:`last_parsed`."""
-    b = _Builder(src, spec)
+    their sync points), reusing ``known_rows``; remembered as :func:`last_parsed`."""
+    b = _Builder(src, spec, known_rows)
     tokens, syncs = tokens_of(b.text, b.starts)
-    _LAST[:] = [Parsed(src, b.text, b.starts, tokens, syncs)]
-    return b.run(tokens)
+    parsed = Parsed(src, b.text, b.starts, tokens, syncs)
+    _LAST[:] = [parsed]
+    parsed.doc = b.run(tokens)
+    return parsed.doc
 
 
 def _tokens_of(text: str, starts: list[int]) -> tuple[list[dict], list[tuple[int, int]]]:

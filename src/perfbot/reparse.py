@@ -66,7 +66,9 @@ def parse_after(old: Source, new: Source, spec: Spec) -> Document:
         got = _spliced(last, new.lines, text, starts)
         return got if got is not None else _tokens_of(text, starts)
 
-    return build_document(new, spec, tokens_of)
+    # the rows of the old tables: a row on an unchanged line at the same line number is the same
+    rows = {(r.line, r.raw): r for t in last.doc.tables for r in t.lines} if last.doc else None
+    return build_document(new, spec, tokens_of, rows)
 
 
 def _spliced(
