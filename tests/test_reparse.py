@@ -150,6 +150,24 @@ def test_only_a_window_is_tokenised_again(edit: Edit, monkeypatch) -> None:
     assert len(window.tokens) <= 4, window.tokens  # of the document's 360
 
 
+@pytest.mark.parametrize("html_table", [False, True])
+@pytest.mark.parametrize(
+    "edit", [Edit(7, 7, 10, "0.75"), Edit.insert_after(7, "| m0 | 0.5 |", ["| x | 1 |"])]
+)
+def test_what_the_tail_holds_is_kept_at_its_new_lines(edit: Edit, html_table: bool) -> None:
+    # after the edited first table: sections, sentences, tables in a <div>, an HTML table
+    tail = (
+        "## Performance\n\nExperiments are tested on ascend 910* with mindspore 2.3.1 graph mode.\n"
+        '\n<div align="center">\n\n| model | acc |\n|:-:|:-:|\n| m | 1 |\n\n</div>\n\n'
+        + ("<table><tr><td>model</td><td>img/s</td></tr></table>\n\n" if html_table else "")
+        + "### Inference\n\n| Model | Acc |\n|---|---|\n| n | 2 |\n"
+    )
+    old = Source.from_text(BIG[:60] + "\n" + tail)
+    parse.parse_document(old, SPEC)
+    assert old.line(7) == "| m0 | 0.5 |"
+    reparsed(old, apply_edits(old, [edit]))
+
+
 def test_a_reference_definition_reaching_back_over_the_window_is_seen() -> None:
     # ``[a`` opens a label that ``f]: /url`` closes six lines on: the whole text becomes one
     # reference definition (no token at all), so the tokens before the edit change too

@@ -500,6 +500,7 @@ class _Builder:
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
         self.paths: list[tuple[Heading, ...]] = [()]  # section_at(n), for n = 0, 1, ...
         self.unwrapping: set[tuple[int, int]] = set()  # HTML blocks being unwrapped
+        self.walked: Walked | None = None
 
     def may_hold_sentence(self, a: int, b: int) -> bool:
         if self.lower is None:
@@ -510,11 +511,21 @@ class _Builder:
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
 
-    def run(self, tokens: list[dict]) -> Document:
-        """The document from ``tokens``, the top-level block tokens of ``self.text``."""
-        self.walk(tokens, base=0, in_html=False)
+    def run(
+        self, tokens: list[dict], walk: Callable[[_Builder, list[dict]], None] | None
+    ) -> Document:
+        """The document from ``tokens``, the top-level block tokens of ``self.text``. ``walk``
+        (if given) does :meth:`walk` over them its own way, with the same result."""
+        if walk is None:
+            self.walk(tokens, base=0, in_html=False)
+        else:
+            walk(self, tokens)
+        doc = self.doc  # what the walk found, in its order (finish_tables sorts the sentences)
+        self.walked = Walked(
+            list(doc.headings), list(doc.sentences), list(self.raw_tables), list(doc.html_tables)
+        )
         self.finish_tables()
-        return self.doc
+        return doc
 
     def walk(self, tokens: list[dict], base: int, in_html: bool) -> None:
         headings = self.doc.headings
@@ -685,6 +696,17 @@ class _Builder:
 
 
 @dataclass(slots=True)
+class Walked:
+    """What :meth:`_Builder.walk` found over a document's top-level tokens, in its order. Each
+    item lies on the lines of the token it came from (a raw table: at its offsets)."""
+
+    headings: list[Heading]
+    sentences: list[Sentence]
+    raw_tables: list[tuple[_RawTable, int, bool]]  # (table, headings before it, in_html)
+    html_tables: list[HtmlTable]
+
+
+@dataclass(slots=True)
 class Parsed:
     """What one parse of a Source leaves for :mod:`perfbot.reparse` to start from."""
 
@@ -694,6 +716,7 @@ class Parsed:
     tokens: list[dict]  # the top-level block tokens (not to be changed: they may be shared)
     syncs: list[tuple[int, int]]  # (cursor, token count) after each run of blank lines
     doc: Document | None = None  # the Document built from them
+    walked: Walked | None = None  # and what the walk over them found
 
 
 # The last document parsed (one only: its memory is bounded, whatever the run checks). `fix`
@@ -705,25 +728,33 @@ def last_parsed() -> Parsed | None:
     return _LAST[0] if _LAST else None
 
 
+TokensOf = Callable[
+    [str, list[int]],
+    tuple[list[dict], list[tuple[int, int]], Callable[["_Builder", list[dict]], None] | None],
+]
+
+
 def build_document(
     src: Source,
     spec: Spec,
-    tokens_of: Callable[[str, list[int]], tuple[list, list]],
+    tokens_of: TokensOf,
     known_rows: dict[tuple[int, str], Row] | None = None,
 ) -> Document:
     """The Document of ``src``, from ``tokens_of(text, starts)`` -> (its top-level block tokens,
-    their sync points), reusing ``known_rows``; remembered as :func:`last_parsed`."""
+    their sync points, a walk over them or None for :meth:`_Builder.walk`), reusing
+    ``known_rows``; remembered as :func:`last_parsed`."""
     b = _Builder(src, spec, known_rows)
-    tokens, syncs = tokens_of(b.text, b.starts)
+    tokens, syncs, walk = tokens_of(b.text, b.starts)
     parsed = Parsed(src, b.text, b.starts, tokens, syncs)
     _LAST[:] = [parsed]
-    parsed.doc = b.run(tokens)
+    parsed.doc = b.run(tokens, walk)
+    parsed.walked = b.walked
     return parsed.doc
 
 
-def _tokens_of(text: str, starts: list[int]) -> tuple[list[dict], list[tuple[int, int]]]:
+def _tokens_of(text: str, starts: list[int]) -> tuple[list[dict], list[tuple[int, int]], None]:
     syncs: list[tuple[int, int]] = []
-    return block_tokens(text, syncs), syncs
+    return block_tokens(text, syncs), syncs, None
 
 
 def parse_document(src: Source, spec: Spec | None = None) -> Document:

@@ -36,11 +36,13 @@ later step changes: every step that changes an earlier token needs a paragraph t
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from dataclasses import replace
 
 from .model import Document
 from .parse import (
     _MD,
     Parsed,
+    _Builder,
     _RawTable,
     _SpanState,
     _tokens_of,
@@ -62,7 +64,7 @@ def parse_after(old: Source, new: Source, spec: Spec) -> Document:
     if last is None or last.source is not old:
         return parse_document(new, spec)
 
-    def tokens_of(text: str, starts: list[int]) -> tuple[list[dict], list[tuple[int, int]]]:
+    def tokens_of(text: str, starts: list[int]):  # -> parse.TokensOf's result
         got = _spliced(last, new.lines, text, starts)
         return got if got is not None else _tokens_of(text, starts)
 
@@ -71,11 +73,10 @@ def parse_after(old: Source, new: Source, spec: Spec) -> Document:
     return build_document(new, spec, tokens_of, rows)
 
 
-def _spliced(
-    last: Parsed, lines: list[str], text: str, starts: list[int]
-) -> tuple[list[dict], list[tuple[int, int]]] | None:
-    """The top-level tokens of ``text`` (whose lines are ``lines``, starting at ``starts``) and
-    their sync points, from ``last``'s; None when that cannot be shown to be right."""
+def _spliced(last: Parsed, lines: list[str], text: str, starts: list[int]):
+    """The top-level tokens of ``text`` (whose lines are ``lines``, starting at ``starts``),
+    their sync points, and a walk over them that reuses the old one's findings (see
+    :func:`_rewalk`), from ``last``; None when that cannot be shown to be right."""
     if not last.syncs or "]:" in last.text or "]:" in text:
         return None
     old_lines = last.source.lines
@@ -104,11 +105,72 @@ def _spliced(
     head = ntok + len(window)
     tokens = last.tokens[:ntok] + window
     syncs = old_syncs[:i] + [(c, t + ntok) for c, t in state.syncs]
-    if state.stopped:
-        cut = state.stop_at[state.cursor]  # the old token count at the same point
-        tokens += last.tokens[cut:] if not delta else [_moved(t, delta) for t in last.tokens[cut:]]
-        syncs += [(c + delta, t - cut + head) for c, t in old_syncs if c + delta > state.cursor]
-    return tokens, syncs
+    if not state.stopped:
+        return tokens, syncs, _Rewalk(last, p, ntok, len(window), None)
+    stop = state.cursor
+    cut = state.stop_at[stop]  # the old token count at the same point
+    tokens += last.tokens[cut:] if not delta else [_moved(t, delta) for t in last.tokens[cut:]]
+    syncs += [(c + delta, t - cut + head) for c, t in old_syncs if c + delta > stop]
+    return tokens, syncs, _Rewalk(last, p, ntok, len(window), (stop - delta, stop))
+
+
+class _Rewalk:
+    """:meth:`perfbot.parse._Builder.walk` over spliced tokens, taking what the old walk found
+    from the tokens kept instead of walking them again.
+
+    The walk goes through the top-level tokens in order, and what it finds in one (headings,
+    sentences, raw tables, HTML tables) lies on that token's lines and depends on the token
+    and the text of those lines only, except a raw table's count of headings before it. So
+    the old findings on the lines before ``p`` are the new ones there; the window's tokens
+    are walked; and the old findings from the tail on are the new ones moved by the line
+    offset (a raw table: by the offset, its heading count by the change in headings before
+    it). An HTML table in the tail (its section is made when found) is walked again instead.
+    """
+
+    def __init__(
+        self, last: Parsed, p: int, ntok: int, nwin: int, tail: tuple[int, int] | None
+    ) -> None:
+        self.last, self.p, self.ntok, self.nwin, self.tail = last, p, ntok, nwin, tail
+
+    def __call__(self, b: _Builder, tokens: list[dict]) -> None:
+        old = self.last.walked
+        if old is None:  # not walked yet (cannot happen: kept with the parse)
+            b.walk(tokens, base=0, in_html=False)
+            return
+        doc = b.doc
+        p, ntok, nwin = self.p, self.ntok, self.nwin
+        line_p = bisect_right(self.last.starts, p)  # the window's first line (1-based)
+        doc.headings.extend(h for h in old.headings if h.line < line_p)
+        doc.sentences.extend(x for x in old.sentences if x.line < line_p)
+        doc.html_tables.extend(x for x in old.html_tables if x.line < line_p)
+        b.raw_tables.extend(x for x in old.raw_tables if x[0].start < p)
+        tail = self.tail
+        if tail is not None:
+            c_old = tail[0]
+            line_c = bisect_right(self.last.starts, c_old)
+            if any(x.line >= line_c for x in old.html_tables):
+                tail = None
+        if tail is None:
+            b.walk(tokens[ntok:], base=0, in_html=False)
+            return
+        b.walk(tokens[ntok : ntok + nwin], base=0, in_html=False)
+        c_old, c_new = tail
+        dl = bisect_right(b.starts, c_new) - line_c  # how far the tail's lines moved
+        delta = c_new - c_old
+        dh = len(doc.headings) - sum(1 for h in old.headings if h.line < line_c)
+        for h in old.headings:
+            if h.line >= line_c:
+                doc.headings.append(replace(h, line=h.line + dl) if dl else h)
+        for x in old.sentences:
+            if x.line >= line_c:
+                doc.sentences.append(replace(x, line=x.line + dl) if dl else x)
+        for raw, nh, in_html in old.raw_tables:
+            if raw.start >= c_old:
+                if delta:
+                    raw = _RawTable(
+                        raw.start + delta, raw.end + delta, [o + delta for o in raw.rows]
+                    )
+                b.raw_tables.append((raw, nh + dh, in_html))
 
 
 def _moved(tok: dict, delta: int) -> dict:
