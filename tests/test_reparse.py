@@ -43,8 +43,10 @@ def fix_like_edits(draw, src: Source) -> list[Edit]:
     """1 to 4 edits of ``src``'s lines, of the kinds fixes make (and any line changed)."""
     edits: list[Edit] = []
     n = len(src.lines)
+    near = draw(st.integers(1, n))  # mostly on a few lines together (one table), as fixes are
+    spread = draw(st.sampled_from([4, 4, n]))
     for _ in range(draw(st.integers(1, 4))):
-        ln = draw(st.integers(1, n))
+        ln = min(n, near + draw(st.integers(0, spread)))
         line = src.line(ln)
         cells = parse.split_cells(line, ln) if "|" in line else ()
         kind = draw(st.sampled_from(["cell", "align", "reorder", "sentence", "insert", "any"]))
@@ -71,6 +73,25 @@ def fix_like_edits(draw, src: Source) -> list[Edit]:
         else:  # any line changed into any other: fences, HTML, quotes opened or closed
             edits.append(Edit(ln, 0, len(line), draw(LINE)))
     return edits
+
+
+SECTIONS = [
+    "## Performance\n\nExperiments are tested on ascend 910* with mindspore 2.3.1 graph mode.",
+    "| model | cards | img/s |\n|:-:|:-:|:-:|\n| a | 8 | 1.5 |\n| b | 1 | 2 |",
+    "### Requirements\n\n| mindspore | ascend driver |\n|---|---|\n| 2.3.1 | 24.1 |",
+    '<div align="center">\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n</div>',
+    "text\nmore text",
+]
+
+
+@st.composite
+def long_markdown(draw) -> str:
+    """Several documents of ``markdown()`` and guide-like sections, between blank lines: room
+    for a window with kept tokens before and after it. Mostly without ``]:`` (which makes the
+    re-parse fall back to a full one)."""
+    parts = draw(st.lists(st.one_of(markdown(), st.sampled_from(SECTIONS)), min_size=2, max_size=7))
+    text = "\n\n".join(p.rstrip("\r\n") for p in parts) + "\n"
+    return text if draw(st.integers(0, 4)) == 0 else text.replace("]:", "] :")
 
 
 def assert_same_document(got: Document, want: Document) -> None:
@@ -103,7 +124,7 @@ def reparsed(old: Source, new_text: str) -> Source:
 
 
 @SETTINGS
-@given(st.data(), markdown())
+@given(st.data(), st.one_of(markdown(), long_markdown()))
 @example(None, "| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n\n| c |\n|---|\n| 3 |\n")
 def test_reparse_after_fix_like_edits_is_the_full_parse(data, text: str) -> None:
     if data is None:  # the example: a row inserted into the first table, lines after it move
@@ -116,6 +137,28 @@ def test_reparse_after_fix_like_edits_is_the_full_parse(data, text: str) -> None
     new = reparsed(old, apply_edits(old, data.draw(fix_like_edits(old))))
     # a second pass starts from the first one's spliced parse
     reparsed(new, apply_edits(new, data.draw(fix_like_edits(new))))
+
+
+EDGES = "# T\n\npara one\n\npara two\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n## U\n\npara three\n"
+
+
+@pytest.mark.parametrize(
+    "edits",
+    [
+        [Edit(5, 0, 8, "")],  # the line after a blank run made blank: the run grows
+        [Edit(5, 0, 8, "```")],  # a fence opened: it runs to the end
+        [Edit(4, 0, 0, "===")],  # a setext underline under the paragraph above
+        [Edit(6, 0, 0, "| x |")],  # the blank line between a paragraph and a table filled
+        [Edit(9, 5, 6, "22"), Edit.insert_after(9, "| 1 | 2 |", ["| 3 | 4 |"])],
+        [Edit(10, 0, 0, "lazy")],  # the table's closing blank line filled
+        [Edit(13, 0, 10, "<div>")],  # an HTML block at the end
+        [Edit(1, 0, 3, "para"), Edit(13, 0, 4, "PARA")],  # both ends of the document
+    ],
+)
+def test_edits_at_the_edges_of_blocks(edits: list[Edit]) -> None:
+    old = Source.from_text(EDGES)
+    parse.parse_document(old, SPEC)
+    reparsed(old, apply_edits(old, edits))
 
 
 BIG = "".join(
