@@ -277,3 +277,21 @@ def test_check_is_linear_on_pathological_readmes(case: str) -> None:
 
     bad = growth(measure, sized, 4000)
     assert bad is None, f"{case}: checking is super-linear: {bad}"
+
+
+def test_a_paragraph_of_many_lines_is_parsed_in_linear_time() -> None:
+    """mistune grows a paragraph with ``text += line``, a copy of the whole paragraph per line:
+    quadratic when every line is added on its own (lines that start like a table and are not
+    one). At 800 kB of ``| : |`` lines that was 1.5 s against 0.1 s for an ordinary README;
+    perfbot's block state keeps the lines and joins them once. Sizes large enough for the
+    copies to show (the whole-check cases above use 4,000 characters)."""
+    from perfbot.parse import block_tokens
+
+    def make(n: int) -> str:
+        return "| a |\n" + "| : |\n" * (n // 6)
+
+    text = make(60_000)
+    (para,) = [t for t in block_tokens(text) if t["type"] == "paragraph"]
+    assert para["text"] == text and "_parts" not in para
+    bad = growth(lambda s: timed(lambda: block_tokens(s), at_least=0.05), make, 100_000)
+    assert bad is None, f"block_tokens on a paragraph of many lines is super-linear: {bad}"

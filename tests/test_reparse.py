@@ -211,6 +211,30 @@ def test_what_the_tail_holds_is_kept_at_its_new_lines(edit: Edit, html_table: bo
     reparsed(old, apply_edits(old, [edit]))
 
 
+@pytest.mark.parametrize(
+    "table",
+    [
+        "| model | img/s |\n|---|---|\n| m | 1 |\n",
+        "<table><tr><td>model</td><td>img/s</td></tr></table>\n",
+    ],
+)
+def test_tables_beyond_the_bounds_are_counted_as_in_a_full_parse(table: str) -> None:
+    # more tables than parse.MAX_TABLES: those beyond it are only counted, in the walk (HTML)
+    # or when the tables are finished (pipe tables); an edit in the first one moves the rest
+    first = "| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+    text = first + "\n".join([table] * (parse.MAX_TABLES + 5)) + "\n" + first
+    old = Source.from_text(text)
+    n = len(old.lines)
+    for edit in (
+        Edit(3, 2, 3, "10"),  # in the first table
+        Edit.insert_after(3, "| 1 | 2 |", ["| 3 | 4 |"]),
+        Edit(n, 2, 3, "10"),  # in the last one: the tables beyond the bounds are before it
+    ):
+        parse.parse_document(old, SPEC)
+        new = reparsed(old, apply_edits(old, [edit]))
+        assert parse.parse_document(new, SPEC).unread_tables >= 5
+
+
 def test_a_reference_definition_reaching_back_over_the_window_is_seen() -> None:
     # ``[a`` opens a label that ``f]: /url`` closes six lines on: the whole text becomes one
     # reference definition (no token at all), so the tokens before the edit change too

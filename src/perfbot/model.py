@@ -70,6 +70,10 @@ class Table:
     section: tuple[Heading, ...]  # the heading path above the table, outermost first
     sentence: Sentence | None  # the sentence right above (performance tables)
     in_html: bool = False  # found inside an HTML block such as <div align="center">
+    # why the table is too large to be a model table ("" if it is not): only its first
+    # MAX_TABLE_ROWS rows and MAX_ROW_CELLS cells a row were read (parse.py), recognition makes
+    # it no guide table, and PB604 says it was not checked
+    oversize: str = ""
 
     @property
     def start_line(self) -> int:
@@ -104,6 +108,9 @@ class Document:
     headings: list[Heading] = field(default_factory=list)
     sentences: list[Sentence] = field(default_factory=list)
     html_tables: list[HtmlTable] = field(default_factory=list)
+    # tables (pipe or HTML) beyond parse.MAX_TABLES: counted, not read; the first one's line
+    unread_tables: int = 0
+    unread_line: int = 0
 
     def of_kind(self, kind: TableKind) -> list[Table]:
         return [t for t in self.tables if t.kind == kind]

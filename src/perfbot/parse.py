@@ -39,11 +39,19 @@ _DELIM_CELL = re.compile(r"^\s*(:?)-+(:?)\s*$")
 class _RawTable:
     start: int  # offset of the header line
     end: int  # offset after the last row
-    rows: list[int]  # offsets of each line (header, delimiter, body rows)
+    rows: list[int]  # offsets of each line (header, delimiter, body rows), at most the first
+    # MAX_TABLE_ROWS + 3 (a table longer than that is not read: see MAX_TABLE_ROWS)
+    lines: int = 0  # how many lines the table has
 
 
 class _SpanState(BlockState):
     """BlockState that records the source span of each paragraph it adds.
+
+    A paragraph's lines are kept as a list of pieces (``_parts``) while it grows and joined
+    once by :func:`_joined`: mistune's own ``last["text"] += text`` copies the whole paragraph
+    for each line it adds, quadratic on a paragraph of many lines (133,000 lines of ``| : |``,
+    800 kB, took 1.5 s, 15x an ordinary README of that size). Nothing reads a paragraph's text
+    while the block parse runs (a setext underline only renames the token).
 
     With ``syncs`` (a list: the top-level parse of a document) the fast loop records there
     ``(cursor, token count)`` after each run of blank lines: the points :mod:`perfbot.reparse`
@@ -57,13 +65,45 @@ class _SpanState(BlockState):
 
     def add_paragraph(self, text: str) -> None:
         last = self.last_token()
-        merged = last is not None and last["type"] == "paragraph"
-        super().add_paragraph(text)
-        tok = self.tokens[-1]
-        if merged and "_span" in tok:
-            tok["_span"] = (tok["_span"][0], self.cursor + len(text))
+        if last is not None and last["type"] == "paragraph":
+            parts = last.get("_parts")
+            if parts is None:
+                parts = last["_parts"] = [last["text"]]
+            parts.append(text)
+            span = last.get("_span")
+            start = span[0] if span is not None else self.cursor
+            last["_span"] = (start, self.cursor + len(text))
         else:
-            tok["_span"] = (self.cursor, self.cursor + len(text))
+            tok = {
+                "type": "paragraph",
+                "text": text,
+                "_span": (self.cursor, self.cursor + len(text)),
+            }
+            self.tokens.append(tok)
+
+    def append_paragraph(self) -> int | None:
+        last = self.last_token()
+        if last is not None and last["type"] == "paragraph":
+            pos = self.find_line_end()
+            parts = last.get("_parts")
+            if parts is None:
+                parts = last["_parts"] = [last["text"]]
+            parts.append(self.get_text(pos))
+            return pos
+        return None
+
+
+def _joined(tokens: list[dict]) -> list[dict]:
+    """``tokens`` (and the children of block quotes, in place) with each paragraph's pieces
+    joined into its ``text``, as mistune would have it."""
+    for tok in tokens:
+        parts = tok.pop("_parts", None)
+        if parts is not None:
+            tok["text"] = "".join(parts)
+        children = tok.get("children")
+        if children:
+            _joined(children)
+    return tokens
 
 
 # The loop in :meth:`_SpanParser.parse` is mistune's ``BlockParser.parse`` of these versions (the
@@ -178,14 +218,17 @@ def _parse_pipe_table(block: BlockParser, m: re.Match[str], state: BlockState) -
     delim_start = m.start("pt_delim")
     pos = state.find_line_end_at(delim_start)
     offsets = [start, delim_start]
+    n = 2
     while pos < state.cursor_max:
         line_end = state.find_line_end_at(pos)
         line = state.src[pos:line_end]
         if not line.strip() or "|" not in line:
             break
-        offsets.append(pos)
+        if n <= MAX_TABLE_ROWS + 2:
+            offsets.append(pos)
+        n += 1
         pos = line_end
-    state.append_token({"type": "pipe_table", "_raw": _RawTable(start, pos, offsets)})
+    state.append_token({"type": "pipe_table", "_raw": _RawTable(start, pos, offsets, n)})
     return pos
 
 
@@ -211,7 +254,7 @@ def block_tokens(text: str, syncs: list[tuple[int, int]] | None = None) -> list[
         text += "\n"
     state.process(text)
     _MD.block.parse(state)
-    return state.tokens
+    return _joined(state.tokens)
 
 
 _PIPE_OR_ESCAPE = re.compile(r"\\.|\|")
@@ -240,6 +283,31 @@ def segments(line: str) -> list[tuple[int, int]]:
     if not bounds or line[seg:].strip():
         bounds.append((seg, n))
     return bounds
+
+
+# Model tables have a few columns and at most some dozens of rows (the corpus: 17 and 11). A
+# table beyond these is not one: only this much of it is read (an 8 MB line of pipes would be
+# millions of cells), it is recognised as no guide table, no rule runs on it and PB604 says so.
+MAX_TABLE_ROWS = 1000
+MAX_ROW_CELLS = 100
+# and a README has a few tables: those beyond the first MAX_TABLES pipe tables (and as many HTML
+# tables) are only counted, and only MAX_DOC_CELLS cells are read in all (the corpus: 11 tables
+# and 380 cells at most), so that parsing and checking stay within a small multiple of a
+# README's size whatever the file holds
+MAX_TABLES = 200
+MAX_DOC_CELLS = 50_000
+
+
+def _cells_end(line: str, limit: int = MAX_ROW_CELLS) -> int:
+    """Where the cells of ``line`` to read end: ``len(line)``, or, when the line has more than
+    ``limit + 1`` pipes, at its pipe number ``limit + 2`` (escaped or not: this only bounds the
+    work; the cells before it are cut as usual, and the table is not checked)."""
+    if line.count("|") <= limit + 1:
+        return len(line)
+    p = -1
+    for _ in range(limit + 2):
+        p = line.find("|", p + 1)
+    return p
 
 
 def split_cells(line: str, lineno: int) -> tuple[Cell, ...]:
@@ -545,7 +613,9 @@ class _Builder:
             elif t == "pipe_table":
                 raw: _RawTable = tok["_raw"]
                 if base:
-                    raw = _RawTable(raw.start + base, raw.end + base, [o + base for o in raw.rows])
+                    raw = _RawTable(
+                        raw.start + base, raw.end + base, [o + base for o in raw.rows], raw.lines
+                    )
                 self.raw_tables.append((raw, len(headings), in_html))
             else:
                 self.html_block(a, b)
@@ -573,6 +643,9 @@ class _Builder:
             return  # a comment: nothing in it is published
         first = self.line_of(a)
         if _HTML_TABLE.search(raw):
+            if len(self.doc.html_tables) >= MAX_TABLES:
+                self.unread(first)
+                return
             last = self.line_of(max(a, b - 1))
             section = self.section_at(len(self.doc.headings))
             rows = _html_rows(raw)
@@ -612,18 +685,48 @@ class _Builder:
             paths.append(tuple(path))
         return paths[n_headings]
 
+    def unread(self, line: int) -> None:
+        """A table beyond MAX_TABLES at ``line``: counted, not read."""
+        doc = self.doc
+        doc.unread_tables += 1
+        doc.unread_line = min(doc.unread_line or line, line)
+
     def finish_tables(self) -> None:
         starts, src_lines, known = self.starts, self.src.lines, self.known_rows
+        budget = MAX_DOC_CELLS  # cells left to read in this document
         for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
+            if idx >= MAX_TABLES:
+                self.unread(bisect_right(starts, raw.start))
+                continue
             rows = []
-            for o in raw.rows:
+            oversize = ""
+            if raw.lines > MAX_TABLE_ROWS + 2:
+                oversize = (
+                    f"it has {raw.lines - 2:,} rows (perfbot reads {MAX_TABLE_ROWS:,} at most)"
+                )
+            for i, o in enumerate(raw.rows[: MAX_TABLE_ROWS + 2]):
                 ln = bisect_right(starts, o)
                 line = src_lines[ln - 1]
+                cut = _cells_end(line)
+                if cut < len(line) and not oversize:
+                    oversize = (
+                        f"line {ln} has more than {MAX_ROW_CELLS} cells (perfbot reads "
+                        f"{MAX_ROW_CELLS} at most)"
+                    )
+                # a Row is a function of its line number and line (cut at ``cut`` as here)
                 row = known.get((ln, line)) if known else None
-                rows.append(row if row is not None else Row(ln, line, split_cells(line, ln)))
+                cells = row.cells if row is not None else split_cells(line[:cut], ln)
+                budget -= len(cells)
+                if budget < 0 and i >= 2:  # the header and delimiter rows are always read
+                    oversize = oversize or (
+                        f"the README's tables have more than {MAX_DOC_CELLS:,} cells in all "
+                        f"(perfbot reads {MAX_DOC_CELLS:,} at most)"
+                    )
+                    break
+                rows.append(row if row is not None else Row(ln, line, cells))
             header, delim, body = rows[0], rows[1], tuple(rows[2:])
             section = self.section_at(nh)
-            kind = self.classify_texts([c.value for c in header.cells])
+            kind = self.classify_texts([c.value for c in header.cells])  # recognition: other
             table = Table(
                 index=idx,
                 header=header,
@@ -634,6 +737,7 @@ class _Builder:
                 section=section,
                 sentence=None,
                 in_html=in_html,
+                oversize=oversize,
             )
             self.doc.tables.append(table)
         self.doc.tables.sort(key=lambda t: t.start_line)

@@ -336,6 +336,9 @@ def _measured_on_other_hardware(
 
 
 def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
+    if table.oversize:  # PB604 says so when its header names the guide's columns
+        why = f"too large to be a model table: {table.oversize} (not checked)"
+        return Recognition(table.index, table.start_line, "other", (why,), (), table=table)
     if table.kind == "requirements":
         rec = _requirements(table, doc, spec)
     elif table.kind == "performance":
@@ -401,6 +404,8 @@ def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognitio
         headings=doc.headings,
         sentences=doc.sentences,
         html_tables=html_tables,
+        unread_tables=doc.unread_tables,
+        unread_line=doc.unread_line,
     )
     return out, decisions
 

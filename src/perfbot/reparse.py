@@ -41,8 +41,10 @@ from dataclasses import replace
 from .model import Document
 from .parse import (
     _MD,
+    MAX_TABLES,
     Parsed,
     _Builder,
+    _joined,
     _RawTable,
     _SpanState,
     _tokens_of,
@@ -101,7 +103,7 @@ def _spliced(last: Parsed, lines: list[str], text: str, starts: list[int]):
     state.syncs = []
     state.stop_at = {c + delta: t for c, t in old_syncs[j:]}
     _MD.block.parse(state)
-    window = state.tokens
+    window = _joined(state.tokens)
     head = ntok + len(window)
     tokens = last.tokens[:ntok] + window
     syncs = old_syncs[:i] + [(c, t + ntok) for c, t in state.syncs]
@@ -134,7 +136,8 @@ class _Rewalk:
 
     def __call__(self, b: _Builder, tokens: list[dict]) -> None:
         old = self.last.walked
-        if old is None:  # not walked yet (cannot happen: kept with the parse)
+        # an HTML table beyond MAX_TABLES is counted when walked (Document.unread_tables)
+        if old is None or len(old.html_tables) >= MAX_TABLES:
             b.walk(tokens, base=0, in_html=False)
             return
         doc = b.doc
@@ -167,9 +170,7 @@ class _Rewalk:
         for raw, nh, in_html in old.raw_tables:
             if raw.start >= c_old:
                 if delta:
-                    raw = _RawTable(
-                        raw.start + delta, raw.end + delta, [o + delta for o in raw.rows]
-                    )
+                    raw = _moved_raw(raw, delta)
                 b.raw_tables.append((raw, nh + dh, in_html))
 
 
@@ -181,5 +182,10 @@ def _moved(tok: dict, delta: int) -> dict:
         tok["_span"] = (span[0] + delta, span[1] + delta)
     raw = tok.get("_raw")
     if isinstance(raw, _RawTable):
-        tok["_raw"] = _RawTable(raw.start + delta, raw.end + delta, [o + delta for o in raw.rows])
+        tok["_raw"] = _moved_raw(raw, delta)
     return tok
+
+
+def _moved_raw(raw: _RawTable, delta: int) -> _RawTable:
+    rows = [o + delta for o in raw.rows]
+    return replace(raw, start=raw.start + delta, end=raw.end + delta, rows=rows)

@@ -5,6 +5,7 @@ import pytest
 from perfbot.runner.logs import (
     PARSERS,
     LogFormatError,
+    Samples,
     StepSample,
     clean_lines,
     detect_format,
@@ -275,7 +276,7 @@ def test_every_parser_survives_garbage():
     )
     for name, parser in PARSERS.items():
         kw = {"regex": r"(?P<ms>\d+)", "steps_per_epoch": 10}
-        assert isinstance(parser(clean_lines(garbage), **kw), list), name
+        assert isinstance(parser(clean_lines(garbage), **kw), Samples), name
 
 
 def test_coloured_crlf_mindyolo_log():

@@ -1,4 +1,5 @@
-"""PB6xx: table structure: ragged rows, broken delimiter rows, HTML tables."""
+"""PB6xx: table structure: ragged rows, broken delimiter rows, HTML tables, tables too large to
+check."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Iterator
 from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Table
+from ..parse import MAX_TABLES
 from ..registry import Issue, rule
 
 
@@ -106,3 +108,46 @@ def table_in_html(ctx: Context, table: Table) -> Iterator[Issue]:
         Fix("Add a blank line above the table", (Edit.insert_before(table.header.line, [""]),)),
         table=table.index,
     )
+
+
+@rule("PB604", "table-too-large", severity="info", scope="document")
+def table_too_large(ctx: Context) -> Iterator[Issue]:
+    """A table with the guide's columns is too large to be checked.
+
+    A model's Requirements and Performance tables have a few columns and some dozens of rows.
+    perfbot reads at most 1,000 rows of a table and 100 cells of a row (so that no file can
+    make it hang or fill the memory); a table beyond that is not a model table and is not
+    checked. Split it, or move the data to a file of its own.
+
+    Example:
+        | model name | cards | s/step | img/s |
+        |:--:|:--:|:--:|:--:|
+        ... 5,000 rows ...
+
+    Use instead:
+        one table per model, in the model's own README
+    """
+    budget = None  # the first table not checked for the document's cell budget (said once)
+    for t in ctx.doc.tables:
+        if t.oversize and (ctx.recognised(t).table or t).kind != "other":
+            if "in all" in t.oversize:
+                budget = budget or t
+                continue
+            yield Issue(
+                t.start_line,
+                f"perfbot did not check this table, which has the guide's columns: {t.oversize}; "
+                "a model's table has a few columns and some dozens of rows",
+                end_line=t.end_line,
+            )
+    if budget is not None:
+        yield Issue(
+            budget.start_line,
+            f"perfbot did not check this table and the tables with the guide's columns after it: "
+            f"{budget.oversize}; a model README has a few small tables",
+        )
+    if ctx.doc.unread_tables:
+        yield Issue(
+            ctx.doc.unread_line,
+            f"perfbot did not read the {ctx.doc.unread_tables:,} tables from here on: it reads "
+            f"the first {MAX_TABLES} (pipe and HTML tables each) of a README, which has a few",
+        )

@@ -486,7 +486,7 @@ def _measure_log(
     result.graph_compile_s = _r(m.graph_compile_s)
     result.graph_compile_note = m.compile_note
     result.first_step_s = _r(m.first_step_s)
-    last_step = max(s.step for s in samples)
+    last_step = max(samples.step)
     if spec.steps and last_step < spec.steps:
         result.notes.append(f"the log ends at step {last_step} of the expected {spec.steps}")
     if m.s_per_step is None or m.s_per_step <= 0:

@@ -27,15 +27,16 @@ import stat
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, islice, repeat
+from itertools import accumulate, chain, compress, islice, repeat
 from operator import add, eq, itemgetter, mul, sub, truediv
-from typing import IO, Literal, NamedTuple
+from typing import IO, Literal, NamedTuple, overload
 
 __all__ = [
     "MAX_SAMPLES",
     "PARSERS",
     "LogFormatError",
     "LogRead",
+    "Samples",
     "StepSample",
     "clean_lines",
     "detect_format",
@@ -195,21 +196,114 @@ class ParseInfo:
 _new = tuple.__new__  # StepSample without the Python-level __new__ (hot loops)
 
 
-class _Out(list):
-    """A sample list kept to MAX_SAMPLES: `cap()` after each block drops (and counts) the rest,
-    so it never holds more than one block's samples beyond the limit."""
+class Samples(Sequence[StepSample]):
+    """Step samples in log order, held column-wise: four parallel lists (`step`, `seconds`,
+    `span`, `kind`) instead of one tuple per sample, so a parse of a million-line log builds no
+    Python object per sample beyond its numbers. It reads as a sequence of `StepSample` (made on
+    access) and compares equal to any sequence of the same samples; `measure` reads the columns.
 
-    def __init__(self, info: ParseInfo) -> None:
-        super().__init__()
+    A parser's own `Samples` carries its `ParseInfo`: `cap()` after each block drops (and
+    counts) what is beyond MAX_SAMPLES, so it never holds more than one block's samples beyond
+    the limit."""
+
+    __slots__ = ("info", "kind", "seconds", "span", "step")
+
+    def __init__(self, info: ParseInfo | None = None) -> None:
+        self.step: list[int] = []
+        self.seconds: list[float] = []
+        self.span: list[int] = []
+        self.kind: list[str] = []
         self.info = info
 
-    def add(self, sample: StepSample) -> None:
-        self.append(sample)
+    @classmethod
+    def of(cls, samples: Iterable[StepSample]) -> Samples:
+        """`samples` (StepSamples, or tuples of their four fields) as columns."""
+        if isinstance(samples, Samples):
+            return samples
+        out = cls()
+        for s in samples:
+            out.add(*s)
+        return out
+
+    def add(self, step: int, seconds: float, span: int = 1, kind: str = "step") -> None:
+        self.step.append(step)
+        self.seconds.append(seconds)
+        self.span.append(span)
+        self.kind.append(kind)
+
+    def add_columns(
+        self, steps: list[int], seconds: Iterable[float], spans: list[int], kind: str
+    ) -> None:
+        """One sample per element of `steps` (and of the same-length `seconds`, `spans`)."""
+        self.step += steps
+        self.seconds += seconds
+        self.span += spans
+        self.kind += [kind] * len(steps)
 
     def cap(self) -> None:
-        if len(self) > MAX_SAMPLES:
-            self.info.dropped += len(self) - MAX_SAMPLES
-            del self[MAX_SAMPLES:]
+        if len(self.step) > MAX_SAMPLES:
+            if self.info is not None:
+                self.info.dropped += len(self.step) - MAX_SAMPLES
+            for col in (self.step, self.seconds, self.span, self.kind):
+                del col[MAX_SAMPLES:]
+
+    def only(self, kind: str) -> Samples:
+        """The samples of kind `kind` (this object itself when all are)."""
+        n = self.kind.count(kind)
+        if n == len(self.kind):
+            return self
+        out = Samples()
+        if n:
+            keep = list(map(kind.__eq__, self.kind))
+            out.step = list(compress(self.step, keep))
+            out.seconds = list(compress(self.seconds, keep))
+            out.span = list(compress(self.span, keep))
+            out.kind = [kind] * n
+        return out
+
+    def __len__(self) -> int:
+        return len(self.step)
+
+    @overload
+    def __getitem__(self, i: int) -> StepSample: ...
+    @overload
+    def __getitem__(self, i: slice) -> Samples: ...
+    def __getitem__(self, i: int | slice) -> StepSample | Samples:
+        if isinstance(i, slice):
+            out = Samples()
+            out.step, out.seconds = self.step[i], self.seconds[i]
+            out.span, out.kind = self.span[i], self.kind[i]
+            return out
+        return _new(StepSample, (self.step[i], self.seconds[i], self.span[i], self.kind[i]))
+
+    def __iter__(self) -> Iterator[StepSample]:
+        return map(
+            _new,
+            repeat(StepSample),
+            zip(self.step, self.seconds, self.span, self.kind, strict=True),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Samples):
+            return (self.step, self.seconds, self.span, self.kind) == (
+                other.step,
+                other.seconds,
+                other.span,
+                other.kind,
+            )
+        if isinstance(other, Sequence) and not isinstance(other, (str, bytes)):
+            return len(other) == len(self) and all(map(eq, self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like a list
+
+    def __repr__(self) -> str:
+        head = ", ".join(map(repr, self[:3]))
+        more = f", ... {len(self) - 3} more" if len(self) > 3 else ""
+        return f"Samples([{head}{more}])"
+
+
+_Out = Samples  # a parser's output: Samples(info)
 
 
 class _Steps:
@@ -304,21 +398,23 @@ def _per_step(totals: list[float], spans: list[int]) -> Iterable[float]:
     return map(truediv, totals, spans)
 
 
-def _extend(out: list, globs: list[int], secs: Iterable[float], spans: list[int], kind: str):
-    out.extend(map(_new, repeat(StepSample), zip(globs, secs, spans, repeat(kind))))
+def _extend(out: Samples, globs: list[int], secs: Iterable[float], spans: list[int], kind: str):
+    out.add_columns(globs, secs, spans, kind)
 
 
 _G0, _G1, _G2, _G3, _G4 = (itemgetter(i) for i in range(5))
 
 
 def _transpose(found: list) -> list[Sequence[str]]:
-    """Columns of `findall`'s group tuples (all of one length). Two columns: `zip(*found)`;
-    wider: the cells in one flat list, then one slice per group (with the collector paused,
-    a third faster for four groups, a little slower for two)."""
+    """Columns of `findall`'s group tuples (all of one length). Two columns: one comprehension
+    each (a third of `zip(*found)`, which makes an iterator per tuple); wider: the cells in one
+    flat list, then one slice per group."""
     if not found:
         return []
     width = len(found[0])
-    if width <= 2:
+    if width == 2:
+        return [[a for a, _ in found], [b for _, b in found]]
+    if width < 2:
         return list(zip(*found, strict=True))
     flat = list(chain.from_iterable(found))
     return [flat[i::width] for i in range(width)]
@@ -359,7 +455,7 @@ def _windows(
     return globs, spans, secs, ns
 
 
-def _step_cols(steps: _Steps, out: list, cols: list[Sequence[str]], unit: float) -> bool:
+def _step_cols(steps: _Steps, out: Samples, cols: list[Sequence[str]], unit: float) -> bool:
     """Samples of step lines whose windows restart every epoch (mindyolo, mindocr), times in
     1/`unit` s, given as columns; False (nothing done) when they need the line-by-line path."""
     w = _windows(steps, cols, resets=True)
@@ -399,7 +495,7 @@ class _Pattern:
         self.any = re.compile(pattern, flags)
         self.ascii = re.compile(pattern, flags | re.ASCII)
 
-    def findall(self, text: str) -> list:
+    def findall(self, text: str) -> Samples:
         return (self.ascii if text.isascii() else self.any).findall(text)
 
 
@@ -430,7 +526,7 @@ _MINDONE_RE = re.compile(
 _MINDONE = _Pattern(_MINDONE_RE.pattern)
 
 
-def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> Samples:
     """mindone EvalSaveCallback: `epoch E, step S, ..., global_step G, step_time(ms) T`.
 
     `step_time(ms)` averages the steps since the previous line (log_interval).
@@ -461,7 +557,7 @@ def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
             glob = int(g) if g else steps.continue_epoch(in_epoch)
             w = window(glob, glob - in_epoch if glob >= in_epoch else None)
             if w:
-                out.append(_new(StepSample, (w[0], ms / 1000.0, w[1], "step")))
+                out.add(w[0], ms / 1000.0, w[1], "step")
         out.cap()
     return out
 
@@ -566,7 +662,7 @@ def _result_rows(
 
 def parse_mindone_result(
     lines: Iterable[str], *, info: ParseInfo | None = None, **_: object
-) -> list:
+) -> Samples:
     """mindone `result.log`: `step\\tloss\\tlr\\ttrain_time(s)`.
 
     train_time(s) is the time since the previous row (not divided by log_interval), so each row
@@ -592,14 +688,14 @@ def parse_mindone_result(
         for step, total in pairs:
             w = steps.window(step)
             if w:
-                out.append(_new(StepSample, (w[0], total / w[1], w[1], "step")))
+                out.add(w[0], total / w[1], w[1], "step")
         out.cap()
     return out
 
 
 def parse_perf_recorder(
     lines: Iterable[str], *, info: ParseInfo | None = None, **_: object
-) -> list:
+) -> Samples:
     """PerfRecorderCallback `result.log`: one row per step, `train_time(s)` of that step alone.
 
     Eval rows (first field `-`) are skipped.
@@ -617,7 +713,7 @@ def parse_perf_recorder(
             row_pairs = () if row is None else (row,)
         for step, sec in row_pairs:
             if step >= 1:
-                out.append(_new(StepSample, (step, sec, 1, "step")))
+                out.add(step, sec, 1, "step")
         out.cap()
     return out
 
@@ -630,7 +726,7 @@ _MINDCV = _Pattern(
 )  # _MINDCV_RE without the unused group of the number of epochs
 
 
-def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> Samples:
     """mindcv StateMonitor: `Epoch: [e/E], batch: [b/N], loss: ..., time: T s`.
 
     T is accumulated since the previous printed line, so it is divided by the batches since
@@ -659,14 +755,14 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
             if not w:
                 continue
             kind = "epoch" if (w[1] == n and batch == n and n > 1) else "step"
-            out.append(_new(StepSample, (w[0], total / w[1], w[1], kind)))
+            out.add(w[0], total / w[1], w[1], kind)
         out.cap()
     return out
 
 
 def _epoch_file(
     lines: Iterable[str], steps_per_epoch: int | None, fmt: str, info: ParseInfo | None
-) -> list:
+) -> Samples:
     if not steps_per_epoch:
         raise LogFormatError(
             f"{fmt} logs give one time per epoch; set 'steps_per_epoch' in the benchmark"
@@ -679,7 +775,7 @@ def _epoch_file(
         pairs = zip(row.keys, row.secs, strict=True) if type(row) is _Rows else (row,)
         for epoch, total in pairs:
             if epoch >= 1:
-                out.append(_new(StepSample, (epoch * n, total / n, n, "epoch")))
+                out.add(epoch * n, total / n, n, "epoch")
     return out
 
 
@@ -689,7 +785,7 @@ def parse_mindcv_result(
     steps_per_epoch: int | None = None,
     info: ParseInfo | None = None,
     **_: object,
-) -> list:
+) -> Samples:
     """mindcv `result.log`: per-epoch rows, `TrainTime` in seconds (needs steps_per_epoch)."""
     return _epoch_file(lines, steps_per_epoch, "mindcv_result", info)
 
@@ -700,7 +796,7 @@ def parse_mindocr_result(
     steps_per_epoch: int | None = None,
     info: ParseInfo | None = None,
     **_: object,
-) -> list:
+) -> Samples:
     """mindocr `result.log`: `Epoch\\tloss\\t...\\ttrain_time\\teval_time` per epoch, seconds."""
     return _epoch_file(lines, steps_per_epoch, "mindocr_result", info)
 
@@ -721,7 +817,7 @@ _YOLO_STEP = _Pattern(r"Epoch (\d+)/\d+, Step (\d+)/(\d+), step time: " + _NUM +
 
 
 def _step_lines(
-    steps: _Steps, out: list, found: Iterable[tuple[str, str, str, str]], unit: float
+    steps: _Steps, out: Samples, found: Iterable[tuple[str, str, str, str]], unit: float
 ) -> None:
     """Step matches `(epoch, step, steps per epoch, time)` one by one, windows restarting at
     every epoch (mindyolo, mindocr): the first block, restarts, odd numbers."""
@@ -733,13 +829,13 @@ def _step_lines(
             continue
         w = in_epoch(int(e), int(s), n, resets=True)
         if w:
-            out.append(_new(StepSample, (w[0], t / unit, w[1], "step")))
+            out.add(w[0], t / unit, w[1], "step")
 
 
 _ESNT = itemgetter(0, 2, 3, 4)  # (epoch, step, steps per epoch, time) of a full yolo/ocr match
 
 
-def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> Samples:
     """mindyolo: `Epoch e/E, Step s/S, step time: T ms` (mean over log_interval steps), and
     `Epoch e/E, epoch time: M min.` per epoch (the only timing in data-sink mode).
 
@@ -783,7 +879,7 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
                 if minutes is None or not per_epoch:
                     continue
                 sample = (int(e) * per_epoch, minutes * 60.0 / per_epoch, per_epoch, "epoch")
-                out.append(_new(StepSample, sample))
+                out.add(*sample)
         if run_n is not None:  # a run of step matches ends with its block
             per_epoch = int(run_n) or per_epoch
             run_n = None
@@ -808,7 +904,7 @@ _OCR_STEP = _Pattern(
 )
 
 
-def parse_mindocr(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+def parse_mindocr(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> Samples:
     """mindocr: `epoch: [e/E] step: [s/S], ..., per step time: T ms` (mean over log_interval),
     and the epoch line `epoch: [e/E], ..., epoch time: X s, per step time: T ms`.
 
@@ -837,7 +933,7 @@ def parse_mindocr(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
     return out
 
 
-def _ocr_lines(found: list, in_epoch: Callable[..., tuple[int, int] | None], out: list) -> None:
+def _ocr_lines(found: list, in_epoch: Callable[..., tuple[int, int] | None], out: Samples) -> None:
     """mindocr matches one by one (the first block, restarts, epoch lines)."""
     for e, _, s, n_, step_ms, epoch_sec, epoch_ms in found:
         if s:
@@ -847,13 +943,13 @@ def _ocr_lines(found: list, in_epoch: Callable[..., tuple[int, int] | None], out
                 continue
             w = in_epoch(int(e), int(s), n, resets=True)
             if w:
-                out.append(_new(StepSample, (w[0], t / 1000.0, w[1], "step")))
+                out.add(w[0], t / 1000.0, w[1], "step")
             continue
         epoch_s, ms = _f(epoch_sec), _f(epoch_ms)
         if not epoch_s or not ms:
             continue
         n = max(1, round(epoch_s * 1000.0 / ms))
-        out.append(_new(StepSample, (int(e) * n, epoch_s / n, n, "epoch")))
+        out.add(int(e) * n, epoch_s / n, n, "epoch")
 
 
 # TimeMonitor: 1 Train/Eval (absent in old MindSpore: training), 2 epoch ms, 3 per-step ms.
@@ -868,7 +964,9 @@ TM_FIT_REFUSAL = (
 )
 
 
-def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+def parse_timemonitor(
+    lines: Iterable[str], *, info: ParseInfo | None = None, **_: object
+) -> Samples:
     """MindSpore TimeMonitor: `Train epoch time: X ms, per step time: Y ms`, one line per epoch.
 
     The number of steps in the epoch is X / Y. `Eval epoch time` lines are never counted. Under
@@ -921,7 +1019,7 @@ def parse_timemonitor(lines: Iterable[str], *, info: ParseInfo | None = None, **
                 after_eval = False
                 dropped += 1
                 continue
-            out.append(_new(StepSample, (glob, epoch_ms / n / 1000.0, n, "epoch")))
+            out.add(glob, epoch_ms / n / 1000.0, n, "epoch")
         out.cap()
     if dropped:
         if dropped == train:
@@ -944,7 +1042,7 @@ _AUDIO = _Pattern(
 )  # _AUDIO_RE without the unused group
 
 
-def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> list:
+def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> Samples:
     """mindaudio TimeMonitor: `[Train] Epoch: [e/E], Step: [s/S], Step Time: T sec, ...`.
 
     When lines are more than one step apart, T is taken as the mean of the steps since the
@@ -969,7 +1067,7 @@ def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_:
                 continue
             w = in_epoch(int(e), int(s), n)
             if w:
-                out.append(_new(StepSample, (w[0], t, w[1], "step")))
+                out.add(w[0], t, w[1], "step")
         out.cap()
     return out
 
@@ -982,7 +1080,7 @@ def parse_regex(
     steps_per_epoch: int | None = None,
     info: ParseInfo | None = None,
     **_: object,
-) -> list:
+) -> Samples:
     """User regex with a named group `ms` or `s` (time per step), and optionally `step` (global
     step number). With `regex_times: epoch` each match is one epoch of `steps_per_epoch` steps
     and the group is that epoch's time per step."""
@@ -1012,21 +1110,21 @@ def parse_regex(
         if per_epoch:
             assert steps_per_epoch
             glob += steps_per_epoch
-            out.add(StepSample(glob, v / unit, steps_per_epoch, "epoch"))
+            out.add(glob, v / unit, steps_per_epoch, "epoch")
         elif has_step and m.group("step"):
             try:
                 w = steps.window(int(m.group("step")))
             except ValueError:
                 continue
             if w:
-                out.add(StepSample(w[0], v / unit, w[1]))
+                out.add(w[0], v / unit, w[1])
         else:
             glob += 1
-            out.add(StepSample(glob, v / unit, 1))
+            out.add(glob, v / unit, 1)
     return out
 
 
-Parser = Callable[..., list[StepSample]]
+Parser = Callable[..., Samples]
 
 PARSERS: dict[str, Parser] = {
     "mindone": parse_mindone,
@@ -1136,7 +1234,7 @@ class LogRead:
     """A parsed log: its format, samples and what was noticed on the way."""
 
     fmt: str | None
-    samples: list[StepSample]
+    samples: Samples
     notes: list[str] = field(default_factory=list)
     refusal: str | None = None  # s/step must not be reported from this log (why, for the user)
     ranks: int = 0  # ranks msrun announced in this output (0: none seen)
@@ -1202,7 +1300,7 @@ def read_log(
     if fmt == "auto":
         detected = detect_format(source)
         if detected is None:
-            return LogRead(None, [])
+            return LogRead(None, Samples())
         fmt = detected
     parser = PARSERS.get(fmt)
     if parser is None:
@@ -1246,7 +1344,7 @@ def parse_log(
     regex: str | None = None,
     steps_per_epoch: int | None = None,
     regex_times: str = "step",
-) -> tuple[str | None, list[StepSample]]:
+) -> tuple[str | None, Samples]:
     """Parse `text` (or a file path, streamed) in format `fmt` (`auto` detects). Returns
     (format used, samples); see `read_log` for the notes and refusals.
 

@@ -28,8 +28,10 @@ import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import compress, repeat
+from operator import lt, sub
 
-from perfbot.runner.logs import StepSample
+from perfbot.runner.logs import Samples, StepSample
 
 __all__ = [
     "Measurement",
@@ -102,8 +104,8 @@ def measure(
 ) -> Measurement:
     """Steady-state s/step, its spread, and graph compile time from parsed samples."""
     notes: list[str] = []
-    steps = [s for s in samples if s.kind == "step"]
-    epochs = [s for s in samples if s.kind == "epoch"]
+    cols = Samples.of(samples)  # parse_log's own columns as they are; anything else converted
+    steps, epochs = cols.only("step"), cols.only("epoch")
     if not sink_mode and len(steps) >= 2:
         mode, pool = "step", steps
     elif epochs:
@@ -124,40 +126,34 @@ def measure(
         compile_note = f"the log starts at step {first.first_step}, not 1: graph compile unknown"
         notes.append(compile_note)
 
-    steady: list[tuple[StepSample, int]] = []
-    for s in pool:
-        if s is compile_sample:
-            continue
-        weight = s.step - max(s.first_step - 1, warmup)  # its steps after the warm-up
-        if weight > 0:
-            steady.append((s, weight))
-    if not steady:
+    # every sample but the compile sample, column-wise: (per-step seconds, steps counted)
+    skip = 0 if compile_sample is None else 1
+    secs, spans, ends = pool.seconds[skip:], pool.span[skip:], pool.step[skip:]
+    # a sample counts its steps after the warm-up: step - max(first_step - 1, warmup)
+    counted = list(map(sub, ends, map(max, map(sub, ends, spans), repeat(warmup))))
+    positive = list(map(lt, repeat(0), counted))
+    values, weights = list(compress(secs, positive)), list(compress(counted, positive))
+    if not values:
         # Too short a run for the warm-up: keep all but the compile sample.
-        steady = [(s, s.span) for s in pool if s is not compile_sample]
-        if steady:
+        values, weights = secs, spans
+        if values:
             notes.append(f"fewer than warmup={warmup} steps after step 1; warm-up not dropped")
-    if not steady:
+    if not values:
         first_s = compile_sample.seconds if compile_sample else None
         return Measurement(
             None, None, None, None, first_s, 0, 0, 0, mode, (*notes, "only the first step timed")
         )
 
-    values = [s.seconds for s, _ in steady]
-    weights = [w for _, w in steady]
     med = weighted_quantile(values, weights, 0.5)
-    keep = [
-        (s, w)
-        for s, w in steady
-        if s.seconds < outlier_seconds and not (med > 0 and s.seconds > outlier_factor * med)
-    ]
-    if not keep:
-        keep = [(s, w) for s, w in steady if not (med > 0 and s.seconds > outlier_factor * med)]
+    limit = outlier_factor * med
+    kept = [v < outlier_seconds and not (med > 0 and v > limit) for v in values]
+    if not any(kept):
+        kept = [not (med > 0 and v > limit) for v in values]
         notes.append(f"every step took >= {outlier_seconds:g} s; the absolute outlier limit is off")
-    dropped = len(steady) - len(keep)
+    dropped = len(values) - sum(kept)
     if dropped:
         notes.append(f"dropped {dropped} outlier sample(s) (checkpoint saving or stalls)")
-    values = [s.seconds for s, _ in keep]
-    weights = [w for _, w in keep]
+        values, weights = list(compress(values, kept)), list(compress(weights, kept))
     med, iqr, cv = _weighted_stats(values, weights)
 
     compile_s = None
@@ -191,7 +187,7 @@ def measure(
         graph_compile_s=compile_s,
         first_step_s=first_s,
         steps_measured=sum(weights),
-        samples_used=len(keep),
+        samples_used=len(values),
         outliers_dropped=dropped,
         mode=mode,
         notes=tuple(notes),
