@@ -235,6 +235,34 @@ def test_tables_beyond_the_bounds_are_counted_as_in_a_full_parse(table: str) -> 
         assert parse.parse_document(new, SPEC).unread_tables >= 5
 
 
+def test_a_character_that_lower_casing_lengthens_changes_what_is_kept() -> None:
+    # The sentence search looks first for its words in the lower-cased text when lower-casing
+    # keeps the text's length, else case-insensitively in the text: "teſted" (long s) passes
+    # only the second. An "İ" (two characters lower-cased) added at the end changes the first
+    # paragraph's finding, so the old walk's findings are not kept.
+    old = Source.from_text(
+        "Experiments are te\u017fted on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n\nmore\n\nend\n"
+    )
+    parse.parse_document(old, SPEC)
+    new = reparsed(old, apply_edits(old, [Edit(11, 0, 3, "\u0130")]))
+    assert len(parse.parse_document(new, SPEC).sentences) == 1
+    assert parse.parse_document(old, SPEC).sentences == []
+
+
+def test_a_parse_with_another_guide_keeps_no_html_table_kind() -> None:
+    # an HTML table's kind is read from the guide during the walk: "speedy" is img/s only in a
+    # repository's config, so the old walk's finding is not this guide's
+    text = "<table><tr><td>model</td><td>speedy</td></tr></table>\n\na\n\nb\n\nc\n\nd\n"
+    old = Source.from_text(text)
+    parse.parse_document(old, SPEC)
+    spec = SPEC.with_config([], {"img/s": ["speedy"]})
+    new = Source.from_text(text.replace("d\n", "e\n"))
+    got = reparse.parse_after(old, new, spec)
+    assert got == parse.parse_document(new, spec)
+    assert [h.kind for h in got.html_tables] == ["performance"]
+
+
 def test_a_reference_definition_reaching_back_over_the_window_is_seen() -> None:
     # ``[a`` opens a label that ``f]: /url`` closes six lines on: the whole text becomes one
     # reference definition (no token at all), so the tokens before the edit change too

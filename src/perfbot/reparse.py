@@ -30,7 +30,12 @@ later step changes: every step that changes an earlier token needs a paragraph t
   lines' offset. With no such point it runs to the end (a real parse of the rest: correct, just
   slower).
 - **Otherwise a full parse:** no parse of the old Source is at hand (it is not the last one
-  parsed), the old mistune loop runs (no sync points are recorded), or ``]:`` appears.
+  parsed), the old text has no sync point (no blank line, or mistune's stock loop ran: it
+  records none), or ``]:`` appears.
+
+The Document is then built from the spliced tokens by the same builder, which keeps two things
+of the old build: a table row on an unchanged line at the same line number (a Row is a function
+of the two), and what the walk over the kept tokens found (:class:`_Rewalk`).
 """
 
 from __future__ import annotations
@@ -78,7 +83,7 @@ def parse_after(old: Source, new: Source, spec: Spec) -> Document:
 def _spliced(last: Parsed, lines: list[str], text: str, starts: list[int]):
     """The top-level tokens of ``text`` (whose lines are ``lines``, starting at ``starts``),
     their sync points, and a walk over them that reuses the old one's findings (see
-    :func:`_rewalk`), from ``last``; None when that cannot be shown to be right."""
+    :class:`_Rewalk`), from ``last``; None when that cannot be shown to be right."""
     if not last.syncs or "]:" in last.text or "]:" in text:
         return None
     old_lines = last.source.lines
@@ -136,8 +141,16 @@ class _Rewalk:
 
     def __call__(self, b: _Builder, tokens: list[dict]) -> None:
         old = self.last.walked
-        # an HTML table beyond MAX_TABLES is counted when walked (Document.unread_tables)
-        if old is None or len(old.html_tables) >= MAX_TABLES:
+        # an HTML table beyond MAX_TABLES is counted when walked (Document.unread_tables); the
+        # sentences found depend on whether lower-casing keeps the whole text's length; an
+        # HTML table's kind on the guide
+        last = self.last
+        if (
+            old is None
+            or len(old.html_tables) >= MAX_TABLES
+            or last.lower_kept != (b.lower is not None)
+            or not (last.spec is b.spec or last.spec == b.spec)
+        ):
             b.walk(tokens, base=0, in_html=False)
             return
         doc = b.doc
