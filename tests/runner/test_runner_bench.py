@@ -158,6 +158,33 @@ def test_hanging_trainer_times_out_and_its_process_group_is_killed(tmp_path):
     assert result.s_per_step == pytest.approx(0.1)  # partial measurement is kept
 
 
+def test_runaway_output_is_stopped_before_it_fills_the_disk(tmp_path):
+    """A trainer that logs its steps and then writes without end (here about 20 MB/s) is killed
+    once its output passes max_output_mb, long before its timeout; the steps are measured."""
+    code = (
+        "import sys, time\n"
+        "for g in range(1, 30):\n"
+        "    print(f'epoch 1, step {g}, loss 0.5, global_step {g}, step_time(ms) 100.0')\n"
+        "line = 'x' * 9999 + '\\n'\n"
+        "while True:\n"
+        "    sys.stdout.write(line); sys.stdout.flush(); time.sleep(0.0005)\n"
+    )
+    out = tmp_path / "out.log"
+    s = spec(command=[PY, "-c", code], warmup=1, timeout=20, max_output_mb=1)
+    result = run_benchmark(s, workdir=tmp_path, root=tmp_path, output_path=out, kill_grace=1.0)
+    assert result.status == "failed", result.message  # not "timeout": stopped by the cap
+    assert result.message.startswith("killed: its output passed max_output_mb (1 MiB)")
+    assert 1024 * 1024 < out.stat().st_size < 8 * 1024 * 1024
+    assert result.s_per_step == pytest.approx(0.1)  # what the output holds is measured
+
+
+def test_max_output_mb_must_be_positive_and_finite():
+    for bad in (0, -1, float("inf")):
+        with pytest.raises(ValueError, match="max_output_mb"):
+            spec(max_output_mb=bad)
+    assert spec().max_output_mb == 2048
+
+
 def test_crashing_trainer_keeps_the_log_tail(tmp_path):
     result = run_benchmark(
         spec(command=[PY, str(FAKE / "crash.py")]), workdir=tmp_path, root=tmp_path

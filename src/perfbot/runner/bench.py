@@ -305,6 +305,7 @@ def run_benchmark(
             timeout=spec.timeout,
             kill_grace=kill_grace,
             echo_to=echo_to,
+            max_output=int(spec.max_output_mb * 1024 * 1024),
         )
     except OSError as exc:
         msg = f"cannot run '{spec.command[0]}': {exc.strerror or exc}"
@@ -323,6 +324,12 @@ def run_benchmark(
     if timed_out:
         result.status = "timeout"
         result.message = f"killed after the {spec.timeout:g} s timeout" + _measured(result)
+    elif outcome.output_capped:
+        result.status = "failed"
+        result.message = (
+            f"killed: its output passed max_output_mb ({spec.max_output_mb:g} MiB)"
+            + _measured(result)
+        )
     elif outcome.returncode != 0:
         result.status = "failed"
         result.message = f"the command exited with code {outcome.returncode}" + _measured(result)

@@ -30,6 +30,7 @@ __all__ = ["RunOutcome", "run_tree"]
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
 _POLL = 0.5  # seconds between descendant snapshots while the command runs
+_SIZE_POLL = 0.05  # seconds between looks at the output's size (with `max_output`)
 
 
 @dataclass
@@ -37,6 +38,7 @@ class RunOutcome:
     returncode: int | None
     timed_out: bool
     leftovers_killed: int = 0  # descendants still running after the command ended
+    output_capped: bool = False  # its output passed `max_output` bytes: it was killed
     notes: list[str] = field(default_factory=list)
 
 
@@ -185,9 +187,12 @@ def run_tree(
     timeout: float,
     kill_grace: float = 5.0,
     echo_to: IO[bytes] | None = None,
+    max_output: int | None = None,
 ) -> RunOutcome:
     """Run `command` with stdout+stderr written to the file `output`; kill its whole tree on
-    timeout, on an exception (Ctrl-C) and, when it exits, whatever it left running.
+    timeout, on an exception (Ctrl-C), when `output` grows past `max_output` bytes (looked at
+    every `_SIZE_POLL` s: a runaway trainer must not fill the runner's disk) and, when it
+    exits, whatever it left running.
 
     Raises OSError when the command cannot be started.
     """
@@ -209,18 +214,27 @@ def run_tree(
             echo.start()
         outcome = RunOutcome(returncode=None, timed_out=False)
         deadline = time.monotonic() + timeout
+        poll = _POLL if max_output is None else _SIZE_POLL
+        next_snapshot = 0.0
         try:
             while True:
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                left = deadline - now
                 if left <= 0:
                     outcome.timed_out = True
                     tree.kill(proc, kill_grace)
                     break
+                if max_output is not None and os.fstat(out_fh.fileno()).st_size > max_output:
+                    outcome.output_capped = True
+                    tree.kill(proc, kill_grace)
+                    break
                 try:
-                    proc.wait(timeout=min(_POLL, left))
+                    proc.wait(timeout=min(poll, left))
                     break
                 except subprocess.TimeoutExpired:
-                    tree.snapshot()  # remember descendants before they can escape
+                    if time.monotonic() >= next_snapshot:
+                        tree.snapshot()  # remember descendants before they can escape
+                        next_snapshot = time.monotonic() + _POLL
             if not outcome.timed_out and tree.snapshot():
                 outcome.leftovers_killed = tree.kill(proc, min(kill_grace, 2.0))
                 outcome.notes.append(

@@ -133,6 +133,16 @@ class BenchmarkSpec(BaseModel):
             "(the example workflow's `timeout-minutes: 360` for the job)."
         ),
     )
+    max_output_mb: float = Field(
+        default=2048,
+        gt=0,
+        allow_inf_nan=False,
+        description=(
+            "Megabytes (MiB) of stdout+stderr the command may write: past them its process "
+            "tree is killed and the benchmark fails, before a runaway trainer fills the "
+            "runner's disk. What the output holds by then is still measured."
+        ),
+    )
     log: str | None = Field(
         default=None,
         description=(
