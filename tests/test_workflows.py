@@ -142,3 +142,17 @@ def test_the_lock_file_pins_every_dependency_by_hash():
     for dep in ("mistune", "pydantic", "pyyaml", "pygithub", "psutil", "setuptools"):
         assert dep in names, dep
         assert dep == "setuptools" or re.search(dep, pyproject, re.I)
+
+
+def test_the_fork_post_job_checks_out_only_the_default_branch():
+    """The post job has a write token: its checkout is the default branch (the trusted
+    .perfbot.yml), never the pull request's head, and keeps no credentials; it reads the pull
+    request's READMEs through the API (`contents: read`)."""
+    (job,) = load(ROOT / "examples" / "workflows" / "perfbot-fork-post.yml")["jobs"].values()
+    assert job["permissions"]["contents"] == "read"
+    checkouts = [s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert checkouts, "the post job checks out the default branch for its .perfbot.yml"
+    for step in checkouts:
+        with_ = step.get("with", {})
+        assert "ref" not in with_ and "repository" not in with_, with_
+        assert with_.get("persist-credentials") is False

@@ -157,7 +157,13 @@ def test_example_workflows_parse(name):
         assert any(u.startswith("actions/upload-artifact") for u in uses)
     elif name == "perfbot-fork-post.yml":
         assert on["workflow_run"]["workflows"] == ["perfbot check"]
-        assert not any(u.startswith("actions/checkout") for u in uses)  # nothing from the fork
+        # only the default branch is checked out (nothing from the fork), and the fork's
+        # artifact is downloaded outside that checkout
+        for s in steps:
+            if s.get("uses", "").startswith("actions/checkout"):
+                assert "ref" not in s.get("with", {}) and "path" not in s.get("with", {})
+            if s.get("uses", "").startswith("actions/download-artifact"):
+                assert s["with"]["path"].startswith("${{ runner.temp }}/")
         step = next(s for s in steps if s.get("uses") == "OWNER/perfbot@PERFBOT_SHA")
         assert step["with"]["findings"].endswith("perfbot-findings.json")
         assert any(u.startswith("actions/download-artifact") for u in uses)

@@ -48,9 +48,9 @@ def findings(action, fork_pr, tmp_path):
     return out
 
 
-def post(action, pr, path, *, event=None, token=WRITE, command="post", extra=()):
+def post(action, pr, path, *, event=None, token=WRITE, command="post", extra=(), workspace=None):
     summary, output = action.env(
-        token=token, event=event or workflow_run(pr), event_name="workflow_run"
+        token=token, event=event or workflow_run(pr), event_name="workflow_run", workspace=workspace
     )
     flag = "--findings" if command == "post" else "--findings="
     argv = [command, flag, str(path)] if command == "post" else [command, f"{flag}{path}"]
@@ -69,10 +69,12 @@ def test_two_workflows_post_one_review_that_fixes_the_file(gh, action, fork_pr, 
     assert [c["line"] for c in comments] == [7, 15, 16, 17]
     fixed = apply_like_github(BROKEN, comments)
     assert not [f for f in check_source(Source.from_text(fixed)).findings if f.fixable]
-    # pull, files, review comments, issue comments, reviews, review, summary
+    # pull, files, the README at the head (perfbot checks it itself), review comments, issue
+    # comments, reviews, review, summary
     assert [(q.method, q.path.rsplit("/", 1)[-1]) for q in r.requests] == [
         ("GET", str(fork_pr.number)),
         ("GET", "files"),
+        ("GET", README.rsplit("/", 1)[-1]),
         ("GET", "comments"),
         ("GET", "comments"),
         ("GET", "reviews"),
@@ -82,7 +84,8 @@ def test_two_workflows_post_one_review_that_fixes_the_file(gh, action, fork_pr, 
     assert "): 4 inline comment(s), 0 in its body." in r.summary
     assert gh.schema_errors == []
     again = post(action, fork_pr, findings)
-    assert [q.method for q in again.requests] == ["GET"] * 4
+    assert [q.method for q in again.requests] == ["GET"] * 5
+    assert "not what perfbot finds" not in again.summary + again.err
 
 
 def test_the_action_posts_with_its_findings_input(gh, action, fork_pr, findings):
@@ -90,134 +93,49 @@ def test_the_action_posts_with_its_findings_input(gh, action, fork_pr, findings)
     assert r.rc == 0 and len(gh.review_comments) == 4
 
 
-def test_the_post_job_recomputes_fingerprints_and_diff_lines(gh, action, fork_pr, findings):
+def test_the_post_job_posts_its_own_lines_not_the_files(gh, action, fork_pr, findings):
     data = json.loads(findings.read_text())
     for it in data["items"]:
         it["start_line"] = it["end_line"] = 40  # the file has 18 lines: not in the diff
     findings.write_text(json.dumps(data))
     r = post(action, fork_pr, findings)
     assert r.rc == 0
-    assert gh.review_comments == []  # no 422: the lines were checked against the PR's diff
-    assert "#L40)" in gh.reviews[0]["body"]
+    assert [c["line"] for c in gh.comments_on(fork_pr.number)] == [7, 15, 16, 17]
+    assert "#L40)" not in gh.reviews[0]["body"]
+    said = f"4 of the findings file's comments are not what perfbot finds at {fork_pr.head_sha[:7]}"
+    assert said in r.err and said in r.summary
 
 
-def test_messages_from_the_file_are_rendered_as_text(gh, action, fork_pr, findings):
+def test_messages_and_suggestions_edited_in_the_file_are_not_posted(gh, action, fork_pr, findings):
+    """Audit finding 19: the suggestion text of a findings file was posted verbatim, so a fork
+    author could have the bot suggest a link of theirs. The post job now posts its own check of
+    the commit; what the file says differently is only counted."""
     data = json.loads(findings.read_text())
     data["findings"][0]["message"] = (
-        "ping @org/maintainers <img src=https://evil.example/x.png> [win](https://evil.example) "
-        "`@kept <in code>`"
+        "ping @org/maintainers <img src=https://evil.example/x.png> [win](https://evil.example)"
     )
+    row = next(it for it in data["items"] if it["suggestion"] and "|" in it["suggestion"])
+    row["suggestion"] = "| toynet-s | 8 | [32.00](https://evil.example/) |\n"
     findings.write_text(json.dumps(data))
-    assert post(action, fork_pr, findings).rc == 0
-    body = next(c["body"] for c in gh.review_comments if c["line"] == 7)
-    sh = shape(body)  # as GitHub renders it
-    assert sh.mentions == 0 and "img" not in sh.tags and "evil.example" not in str(sh.hrefs)
-    assert "ping @\u200dorg/maintainers &lt;img src=https\\://evil.example/x.png&gt;" in body
-    assert "`@kept <in code>`" in body
-
-
-def edit(path, change):
-    data = json.loads(path.read_text())
-    change(data)
-    path.write_text(json.dumps(data))
-
-
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        (lambda d: d.update(extra=1), "extra: Extra inputs are not permitted"),
-        (lambda d: d.update(version=2), "version"),
-        (lambda d: d.update(pull_request="1"), "pull_request"),
-        (lambda d: d["findings"][0].update(rule="PB999"), "unknown rule PB999"),
-        (lambda d: d["findings"][0].update(slug="made-up"), "unknown rule"),
-        (lambda d: d["findings"][0].update(severity="fatal"), "severity"),
-        (lambda d: d["items"][0].update(findings=[999]), "finding 999"),
-        (lambda d: d["items"][0].update(suggestion="x" * 70000), "suggestion"),
-        (lambda d: d.update(checked=[README, ".github/workflows/x.yml"]), "not a file of pull"),
-        (lambda d: d.update(repository="evil/models"), "is for evil/models"),
-    ],
-)
-def test_a_tampered_file_posts_nothing(gh, action, fork_pr, findings, change, message):
-    edit(findings, change)
     r = post(action, fork_pr, findings)
-    assert r.rc == 2
-    assert message in r.err and "nothing posted" in r.err
-    assert "Traceback" not in r.err
-    assert [q.method for q in gh.requests if q.method != "GET"] == []
+    assert r.rc == 0
+    posted = json.dumps([gh.reviews, gh.review_comments, gh.issue_comments])
+    assert "evil.example" not in posted and "ping @" not in posted
+    for c in gh.review_comments:
+        assert shape(c["body"]).mentions == 0
+    fixed = apply_like_github(BROKEN, gh.comments_on(fork_pr.number))
+    assert not [f for f in check_source(Source.from_text(fixed)).findings if f.fixable]
+    # the message and the suggestion were of one comment (line 7's)
+    assert "1 of the findings file's comments are not what perfbot finds" in r.err
 
 
-def test_not_json_is_refused(gh, action, fork_pr, findings):
-    findings.write_text("{not json")
-    r = post(action, fork_pr, findings)
-    assert r.rc == 2 and "not one perfbot wrote" in r.err
-    assert gh.reviews == []
-
-
-def test_a_file_for_another_commit_is_refused(gh, action, fork_pr, findings):
-    r = post(action, fork_pr, findings, event=workflow_run(fork_pr, head_sha="a" * 40))
-    assert r.rc == 2 and "the workflow run that produced it checked aaaaaaa" in r.err
-    assert gh.requests[-1].method == "GET" and gh.reviews == []
-
-
-def test_a_file_claiming_another_pull_request_is_refused(gh, action, fork_pr, findings):
-    other = gh.add_pull(changes={README: (None, BROKEN)})  # from org/models itself
-    edit(findings, lambda d: d.update(pull_request=other.number))
-    r = post(action, fork_pr, findings)
-    assert r.rc == 2 and "comes from org/models" in r.err and gh.reviews == []
-    # another PR of the same fork: its head is not the commit the run checked
-    mine = gh.add_pull(changes={README: (None, BROKEN)}, fork="contributor", head_ref="b")
-    edit(findings, lambda d: d.update(pull_request=mine.number))
-    r = post(action, fork_pr, findings)
-    assert r.rc == 0 and "has moved on" in r.err and gh.reviews == []
-
-
-def test_a_pull_request_that_moved_on_gets_nothing(gh, action, fork_pr, findings):
-    gh.push(fork_pr.number, changes={README: BROKEN.replace("o2", "O2")})
-    run = workflow_run(fork_pr)
-    run["workflow_run"]["head_sha"] = json.loads(findings.read_text())["head_sha"]
-    r = post(action, fork_pr, findings, event=run)
-    assert r.rc == 0 and "has moved on" in r.err and gh.reviews == []
-    assert "has moved on" in r.summary and r.outputs["findings"] == "0"
-
-
-def test_a_closed_pull_request_gets_nothing(gh, action, fork_pr, findings):
-    fork_pr.state = "closed"
-    r = post(action, fork_pr, findings)
-    assert r.rc == 0 and "is closed" in r.err and gh.reviews == []
-
-
-def test_the_findings_file_is_required_and_must_exist(gh, action, fork_pr, tmp_path):
-    from perfbot.cli import main
-
-    assert main(["post"]) == 2
-    r = post(action, fork_pr, tmp_path / "missing.json")
-    assert r.rc == 2 and "cannot read the findings file" in r.err
-
-
-def test_post_with_fail_on(gh, action, fork_pr, findings):
-    r = post(action, fork_pr, findings, extra=["--fail-on", "error"])
-    assert r.rc == 1 and len(gh.reviews) == 1
-
-
-def test_a_pull_request_whose_fork_was_deleted_gets_nothing_from_another_forks_run(
-    gh, action, tmp_path
-):
-    """The victim's fork is gone (`head.repo` null); mallory opens her own pull request at the
-    same commit and points her findings file at the victim's: nothing is posted there."""
-    victim = gh.add_pull(changes={README: (None, BROKEN)}, fork="victim", head_ref="fix")
-    gh.pulls[victim.number].head_repo_deleted = True
-    mine = gh.add_pull(changes={README: (None, BROKEN)}, fork="mallory", head_sha=victim.head_sha)
-    out = tmp_path / "perfbot-findings.json"
-    assert action.run(mine, f"--findings-out={out}", token=READ).rc == 1
-    edit(out, lambda d: d.update(pull_request=victim.number))
-    r = post(action, victim, out, event=workflow_run(mine))
-    assert r.rc == 2 and "deleted" in r.err
-    assert gh.reviews == [] and gh.review_comments == [] and gh.issue_comments == []
-    # nor when the run does not say which repository it ran for
-    r = post(action, victim, out, event=workflow_run(mine, head_repository=None))
-    assert r.rc == 2 and gh.reviews == []
-
-
-def test_a_run_for_another_branch_of_the_same_fork_is_refused(gh, action, fork_pr, findings):
-    r = post(action, fork_pr, findings, event=workflow_run(fork_pr, head_branch="other"))
-    assert r.rc == 2 and "branch other" in r.err and gh.reviews == []
+def test_the_post_job_checks_with_the_config_of_its_own_checkout(gh, action, fork_pr, findings):
+    """The config is policy: the post job's checkout (the default branch) decides it, not the
+    fork's run that wrote the file (which had line 7's PB504)."""
+    trusted = action.tmp / "default-branch"
+    trusted.mkdir()
+    (trusted / ".perfbot.yml").write_text("rules:\n  PB504: off\n")
+    r = post(action, fork_pr, findings, workspace=trusted)
+    assert r.rc == 0
+    assert [c["line"] for c in gh.comments_on(fork_pr.number)] == [15, 16, 17]
+    assert "1 of the findings file's comments are not what perfbot finds" in r.err

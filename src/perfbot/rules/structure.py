@@ -115,17 +115,21 @@ def table_too_large(ctx: Context) -> Iterator[Issue]:
     """A table with the guide's columns is too large to be checked.
 
     A model's Requirements and Performance tables have a few columns and some dozens of rows.
-    perfbot reads at most 1,000 rows of a table and 100 cells of a row (so that no file can
-    make it hang or fill the memory); a table beyond that is not a model table and is not
-    checked. Split it, or move the data to a file of its own.
+    So that no file can make it hang or fill the memory, perfbot reads at most 1,000 rows of a
+    table and 100 cells of a row, and 200 tables (pipe and HTML each) and 50,000 cells of a
+    README. A table beyond that is not a model table and is not checked, and neither are the
+    tables after the README's limits. Split the data by model, or move it to a file of its own.
 
     Example:
         | model name | cards | s/step | img/s |
         |:--:|:--:|:--:|:--:|
+        | m1 | 8 | 0.93 | 550.54 |
         ... 5,000 rows ...
 
     Use instead:
-        one table per model, in the model's own README
+        | model name | cards | s/step | img/s |
+        |:--:|:--:|:--:|:--:|
+        | m1 | 8 | 0.93 | 550.54 |
     """
     budget = None  # the first table not checked for the document's cell budget (said once)
     for t in ctx.doc.tables:

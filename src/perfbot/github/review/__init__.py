@@ -36,7 +36,8 @@ and the exit code per ``--fail-on`` (0 clean, 1 findings at or above it, 2 error
 Forks: ``perfbot review --findings-out f.json`` in the unprivileged ``pull_request`` run writes the
 plan as data; ``perfbot post --findings f.json`` in a ``workflow_run`` job (write token) reads it
 as untrusted input (:class:`FindingsFile`, pydantic, strict), checks it against the PR (its head
-sha, its files, perfbot's rules), recomputes fingerprints, scope and diff lines itself, and posts.
+sha, its files, perfbot's rules), then checks that commit's READMEs itself (the contents API, the
+config of its own checkout) and posts that, counting the file's comments that differ.
 
 This package's front holds the two commands; the steps are its modules, in the order they run:
 :mod:`.read` (1), :mod:`.plan` (2 and 3), :mod:`.render` (the text of every comment and summary),
@@ -51,6 +52,7 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -59,7 +61,7 @@ from pydantic import ValidationError
 
 from ...config import Config, ConfigError, config_for, load_config
 from ...engine import FileResult, at_or_above
-from ...hunks import FilterMode, hunks_by_path
+from ...hunks import FilterMode
 from ...registry import get_rule
 from ..client import Client, GitHubError, NetworkError, RateLimitedError
 from ..event import CIEnv, EventError, PullRequestInfo, in_github_actions
@@ -511,6 +513,21 @@ def _check_file(data: FindingsFile, run: _Run, pull: dict[str, Any], files: set[
             )
 
 
+def _differing(data: FindingsFile, plan: Plan) -> int:
+    """How many of the file's comments (lines, suggestion and findings) perfbot's own check of
+    the commit does not make: 0 for a file that ``perfbot review`` wrote at that commit with the
+    same config."""
+    plans, _ = from_file(data)
+
+    def key(it: Item) -> tuple:
+        found = sorted((r.rule, r.line, r.message) for r in it.reports)
+        return (it.path, it.start_line, it.end_line, it.suggestion, tuple(found))
+
+    own = Counter(key(it) for it in plan.items)
+    theirs = Counter(key(it) for fp in plans for it in fp.items)
+    return sum((theirs - own).values())
+
+
 def _post(args: argparse.Namespace) -> int:
     fail_on = args.fail_on or "never"
     try:
@@ -572,14 +589,28 @@ def _post(args: argparse.Namespace) -> int:
             return run.finish(None, None, annotations=False, fail_on=fail_on)
         files = run.client.pull_files(pr.number)
         _check_file(data, run, pull, {f["filename"] for f in files})
-        plans, errors = from_file(data)
-        plan = Plan(run.repo, pr.number, pr.head_sha, plans, errors, mode=run.mode)
-        hunks = hunks_by_path(files)
-        by_name = {f["filename"]: f for f in files}
-        for fp in plan.files:
-            f = by_name[fp.path]
-            lenient = f.get("patch") is None and int(f.get("changes") or 0) > 0
-            decide(fp, hunks.get(fp.path, []), run.mode, lenient=lenient)
+        # The file only names the pull request and its commit. What is posted is perfbot's own
+        # check of that commit's READMEs (read from the contents API), with the config of the
+        # checkout this job runs in (the default branch's), never the file's text: a fork author
+        # who edits the file cannot make the bot suggest what it did not find.
+        plan = build_plan(
+            run.client,
+            run.repo,
+            pr,
+            files,
+            workspace=run.workspace,
+            config_path=args.config,
+            paths=_patterns(getattr(args, "paths", None)),
+            mode=run.mode,
+        )
+        differing = _differing(data, plan)
+        if differing:
+            what = (
+                f"{differing} of the findings file's comments are not what perfbot finds at "
+                f"{pr.head_sha[:7]}; it posted its own check of that commit"
+            )
+            _note(what)
+            run.notes.append(md_text(what[0].upper() + what[1:]) + ".")
         read_only = "" if run.token else "no token (set GITHUB_TOKEN or pass --token)"
         outcome = _publish(run, plan, read_only=read_only)
     except _Fatal as e:
