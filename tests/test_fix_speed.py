@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from perfbot import cli, context
+from perfbot import cli, context, reparse
 from perfbot.engine import FileResult, check_source, fix_source
 from perfbot.source import Source
 
@@ -104,7 +104,14 @@ def test_fix_parses_each_file_once_per_pass_and_builds_no_other_source(
 
     passes = _passes(OVERLAPPING, unsafe=True)
     assert passes >= 3  # the case this test is about: fixes that wait for another pass
+
+    def counting_after(old, source, spec):  # type: ignore[no-untyped-def]
+        parsed.append(source.path)  # fix's re-check: a parse, of the edited lines only
+        return real_after(old, source, spec)
+
+    real_after = reparse.parse_after
     monkeypatch.setattr(context, "parse_document", counting_parse)
+    monkeypatch.setattr(reparse, "parse_after", counting_after)
     monkeypatch.setattr(Source, "from_text", classmethod(counting_from_text))
     assert cli.main(["fix", "--unsafe-fixes", "--fail-on", "never", "."]) == 0
     out = capsys.readouterr().out

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfbot import cli, context
+from perfbot import cli, context, reparse
 from perfbot.engine import check_source
 from perfbot.source import read_source
 
@@ -38,7 +38,13 @@ def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         seen.append(source.path)
         return real(source, spec)
 
+    def counting_after(old, source, spec):  # type: ignore[no-untyped-def]
+        seen.append(source.path)  # fix's re-check: a parse, of the edited lines only
+        return real_after(old, source, spec)
+
+    real_after = reparse.parse_after
     monkeypatch.setattr(context, "parse_document", counting)
+    monkeypatch.setattr(reparse, "parse_after", counting_after)
     return seen
 
 

@@ -32,11 +32,14 @@ def spec_for(config: Config) -> Spec:
 class Context:
     """What rules see: the source, its parsed document, the guide and the repository's config."""
 
-    def __init__(self, source: Source, config: Config, spec: Spec | None = None):
+    def __init__(
+        self, source: Source, config: Config, spec: Spec | None = None, doc: Document | None = None
+    ):
+        """``doc``: ``source`` already parsed with ``spec`` (instead of parsing it here)."""
         self.source = source
         self.config = config
         self.spec = spec or spec_for(config)
-        parsed = parse_document(source, self.spec)
+        parsed = doc if doc is not None else parse_document(source, self.spec)
         self.doc: Document
         self.doc, self.recognition = recognise(parsed, self.spec)
         self._cols: dict[int, list[Resolved]] = {}

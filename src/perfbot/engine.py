@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from . import registry
 from .config_light import DEFAULT
 from .context import Context, spec_for
-from .fix import Fix, apply_fixes, select_fixes
+from .fix import Fix, apply_to_lines, select_fixes
 from .model import Document
 from .registry import RULES, SEVERITIES, Finding, Rule, all_rules
 from .source import Source
@@ -122,12 +122,24 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
 
 
 def check_source(
-    source: Source, config: Config | None = None, *, require_model_tables: bool = False
+    source: Source,
+    config: Config | None = None,
+    *,
+    require_model_tables: bool = False,
+    previous: Source | None = None,
 ) -> FileResult:
     """Run the rules over ``source``. With ``require_model_tables``, a document without a
-    Requirements or Performance table is not checked (no rules run; ``has_model_tables`` False)."""
+    Requirements or Performance table is not checked (no rules run; ``has_model_tables`` False).
+    ``previous``: the text ``source`` was made from by fixes; when it is the one parsed last, only
+    the edited part of ``source`` is tokenised again (:mod:`perfbot.reparse`; the same result)."""
     config = config or DEFAULT  # Config() without pydantic
-    ctx = Context(source, config)
+    if previous is None:
+        ctx = Context(source, config)
+    else:
+        from .reparse import parse_after
+
+        spec = spec_for(config)
+        ctx = Context(source, config, spec, parse_after(previous, source, spec))
     has = _has_model_tables(ctx.doc)
     if require_model_tables and not has:
         return FileResult(source.path, [], source=source, has_model_tables=False)
@@ -172,20 +184,24 @@ def fix_result(
     text = source.text
     fixed: list[Finding] = []
     cur = source
+    prev: Source | None = None  # the text ``cur`` was made from, in the loop
     for n in range(MAX_FIX_PASSES):
-        result = first if n == 0 and first is not None else check_source(cur, config)
+        again = n > 0 or first is None
+        result = check_source(cur, config, previous=prev) if again else first
         todo = [f for f in result.findings if applicable(f, unsafe)]
         fixes: list[Fix] = [f.fix for f in todo if f.fix is not None]
         if not fixes:
             return text, fixed, result
-        new = apply_fixes(cur, fixes)
+        edits = select_fixes(fixes)
+        new = apply_to_lines(cur.lines, cur.eols, edits, cur.newline)  # apply_fixes(cur, fixes)
         if new == text:
             return text, fixed, result
         # only the findings whose whole fix went in this pass: one skipped for overlapping
         # another is counted in the pass that applies it (check and fix count alike)
-        taken = set(select_fixes(fixes))
+        taken = set(edits)
         fixed.extend(f for f in todo if f.fix is not None and all(e in taken for e in f.fix.edits))
         text = new
+        prev = cur
         cur = Source.from_text(text, path=source.path, bom=source.bom, encoding=source.encoding)
     raise RuntimeError(
         f"{source.path}: fixes did not settle after {MAX_FIX_PASSES} passes (a perfbot bug)"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
@@ -50,7 +51,17 @@ class _SpanState(BlockState):
     once by :func:`_joined`: mistune's own ``last["text"] += text`` copies the whole paragraph
     for each line it adds, quadratic on a paragraph of many lines (133,000 lines of ``| : |``,
     800 kB, took 1.5 s, 15x an ordinary README of that size). Nothing reads a paragraph's text
-    while the block parse runs (a setext underline only renames the token)."""
+    while the block parse runs (a setext underline only renames the token).
+
+    With ``syncs`` (a list: the top-level parse of a document) the fast loop records there
+    ``(cursor, token count)`` after each run of blank lines: the points :mod:`perfbot.reparse`
+    may restart the parse at. With ``stop_at`` it stops at the first such point that is a key
+    there (``stopped`` is then True and nothing after it is parsed).
+    """
+
+    syncs: list[tuple[int, int]] | None = None
+    stop_at: dict[int, int] | None = None
+    stopped = False
 
     def add_paragraph(self, text: str) -> None:
         last = self.last_token()
@@ -178,6 +189,13 @@ class _SpanParser(BlockParser):
                 )
                 tok["_span"] = (state.cursor, end_pos2)
                 state.append_token(tok)
+                syncs = state.syncs
+                if syncs is not None:
+                    syncs.append((end_pos2, len(state.tokens)))
+                    if state.stop_at is not None and end_pos2 in state.stop_at:
+                        state.cursor = end_pos2
+                        state.stopped = True
+                        return None
             else:
                 end_pos2 = self.parse_method(m, state)
             if end_pos2:
@@ -227,9 +245,11 @@ def _make_markdown() -> mistune.Markdown:
 _MD = _make_markdown()
 
 
-def block_tokens(text: str) -> list[dict]:
-    """Top-level block tokens of ``text`` (``\\n`` line endings), each with ``_span`` offsets."""
+def block_tokens(text: str, syncs: list[tuple[int, int]] | None = None) -> list[dict]:
+    """Top-level block tokens of ``text`` (``\\n`` line endings), each with ``_span`` offsets.
+    With ``syncs``, the points after each run of blank lines are added to it (see _SpanState)."""
     state = _SpanState()
+    state.syncs = syncs
     if not text.endswith("\n"):
         text += "\n"
     state.process(text)
@@ -531,9 +551,13 @@ _SENTENCE_WORDS_LOWER = re.compile("|".join(map(re.escape, _SENTENCE_WORDS)))
 
 
 class _Builder:
-    def __init__(self, src: Source, spec: Spec):
+    def __init__(
+        self, src: Source, spec: Spec, known_rows: dict[tuple[int, str], Row] | None = None
+    ):
         self.src = src
         self.spec = spec
+        # rows built before, by (line number, line): a Row is a function of those two
+        self.known_rows = known_rows
         self.text = src.normalized() + "\n"
         lower = self.text.lower()
         # for cheap substring looks; a few characters change length when lower-cased
@@ -544,6 +568,7 @@ class _Builder:
         self.raw_tables: list[tuple[_RawTable, int, bool]] = []  # (table, heading count, in_html)
         self.paths: list[tuple[Heading, ...]] = [()]  # section_at(n), for n = 0, 1, ...
         self.unwrapping: set[tuple[int, int]] = set()  # HTML blocks being unwrapped
+        self.walked: Walked | None = None
 
     def may_hold_sentence(self, a: int, b: int) -> bool:
         if self.lower is None:
@@ -554,10 +579,21 @@ class _Builder:
     def line_of(self, offset: int) -> int:
         return bisect_right(self.starts, offset)
 
-    def run(self) -> Document:
-        self.walk(block_tokens(self.text), base=0, in_html=False)
+    def run(
+        self, tokens: list[dict], walk: Callable[[_Builder, list[dict]], None] | None
+    ) -> Document:
+        """The document from ``tokens``, the top-level block tokens of ``self.text``. ``walk``
+        (if given) does :meth:`walk` over them its own way, with the same result."""
+        if walk is None:
+            self.walk(tokens, base=0, in_html=False)
+        else:
+            walk(self, tokens)
+        doc = self.doc  # what the walk found, in its order (finish_tables sorts the sentences)
+        self.walked = Walked(
+            list(doc.headings), list(doc.sentences), list(self.raw_tables), list(doc.html_tables)
+        )
         self.finish_tables()
-        return self.doc
+        return doc
 
     def walk(self, tokens: list[dict], base: int, in_html: bool) -> None:
         headings = self.doc.headings
@@ -656,7 +692,7 @@ class _Builder:
         doc.unread_line = min(doc.unread_line or line, line)
 
     def finish_tables(self) -> None:
-        starts, src_lines = self.starts, self.src.lines
+        starts, src_lines, known = self.starts, self.src.lines, self.known_rows
         budget = MAX_DOC_CELLS  # cells left to read in this document
         for idx, (raw, nh, in_html) in enumerate(self.raw_tables):
             if idx >= MAX_TABLES:
@@ -677,7 +713,9 @@ class _Builder:
                         f"line {ln} has more than {MAX_ROW_CELLS} cells (perfbot reads "
                         f"{MAX_ROW_CELLS} at most)"
                     )
-                cells = split_cells(line[:cut], ln)
+                # a Row is a function of its line number and line (cut at ``cut`` as here)
+                row = known.get((ln, line)) if known else None
+                cells = row.cells if row is not None else split_cells(line[:cut], ln)
                 budget -= len(cells)
                 if budget < 0 and i >= 2:  # the header and delimiter rows are always read
                     oversize = oversize or (
@@ -685,7 +723,7 @@ class _Builder:
                         f"(perfbot reads {MAX_DOC_CELLS:,} at most)"
                     )
                     break
-                rows.append(Row(ln, line, cells))
+                rows.append(row if row is not None else Row(ln, line, cells))
             header, delim, body = rows[0], rows[1], tuple(rows[2:])
             section = self.section_at(nh)
             kind = self.classify_texts([c.value for c in header.cells])  # recognition: other
@@ -761,6 +799,72 @@ class _Builder:
         self.doc.tables = [t if t.index == i else replace(t, index=i) for i, t in enumerate(out)]
 
 
+@dataclass(slots=True)
+class Walked:
+    """What :meth:`_Builder.walk` found over a document's top-level tokens, in its order. Each
+    item lies on the lines of the token it came from (a raw table: at its offsets)."""
+
+    headings: list[Heading]
+    sentences: list[Sentence]
+    raw_tables: list[tuple[_RawTable, int, bool]]  # (table, headings before it, in_html)
+    html_tables: list[HtmlTable]
+
+
+@dataclass(slots=True)
+class Parsed:
+    """What one parse of a Source leaves for :mod:`perfbot.reparse` to start from."""
+
+    source: Source
+    text: str  # the text tokenised: ``source.normalized() + "\\n"``
+    starts: list[int]  # the offset of each line's start (and one past the end)
+    tokens: list[dict]  # the top-level block tokens (not to be changed: they may be shared)
+    syncs: list[tuple[int, int]]  # (cursor, token count) after each run of blank lines
+    doc: Document | None = None  # the Document built from them
+    # whether lower-casing kept the text's length: the sentence search's first look depends on
+    # it (see _Builder.may_hold_sentence), so a walk's findings hold for texts alike in this
+    lower_kept: bool = True
+    spec: Spec | None = None  # the guide the walk read HTML tables' kinds with
+    walked: Walked | None = None  # and what the walk over them found
+
+
+# The last document parsed (one only: its memory is bounded, whatever the run checks). `fix`
+# parses the text its fixes made right after the text they were made on.
+_LAST: list[Parsed] = []
+
+
+def last_parsed() -> Parsed | None:
+    return _LAST[0] if _LAST else None
+
+
+TokensOf = Callable[
+    [str, list[int]],
+    tuple[list[dict], list[tuple[int, int]], Callable[["_Builder", list[dict]], None] | None],
+]
+
+
+def build_document(
+    src: Source,
+    spec: Spec,
+    tokens_of: TokensOf,
+    known_rows: dict[tuple[int, str], Row] | None = None,
+) -> Document:
+    """The Document of ``src``, from ``tokens_of(text, starts)`` -> (its top-level block tokens,
+    their sync points, a walk over them or None for :meth:`_Builder.walk`), reusing
+    ``known_rows``; remembered as :func:`last_parsed`."""
+    b = _Builder(src, spec, known_rows)
+    tokens, syncs, walk = tokens_of(b.text, b.starts)
+    parsed = Parsed(src, b.text, b.starts, tokens, syncs, lower_kept=b.lower is not None, spec=spec)
+    _LAST[:] = [parsed]
+    parsed.doc = b.run(tokens, walk)
+    parsed.walked = b.walked
+    return parsed.doc
+
+
+def _tokens_of(text: str, starts: list[int]) -> tuple[list[dict], list[tuple[int, int]], None]:
+    syncs: list[tuple[int, int]] = []
+    return block_tokens(text, syncs), syncs, None
+
+
 def parse_document(src: Source, spec: Spec | None = None) -> Document:
     """Parse a README. Never raises for any text."""
-    return _Builder(src, spec or builtin_spec()).run()
+    return build_document(src, spec or builtin_spec(), _tokens_of)

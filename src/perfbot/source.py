@@ -63,6 +63,8 @@ class Source:
     def newline(self) -> str:
         """The dominant line ending, for lines a fix adds (a Source's lines never change: counted
         once, not for every fix)."""
+        if not self._newline and "\r" not in self.text:
+            self._newline = "\n"  # every ending is "\n" (or the last line has none)
         if not self._newline:
             counts: dict[str, int] = {}
             for e in self.eols:
@@ -116,7 +118,9 @@ def split_lines(text: str) -> tuple[list[str], list[str]]:
 
 
 def join_lines(lines: list[str], eols: list[str]) -> str:
-    return "".join(c + e for c, e in zip(lines, eols, strict=True))
+    if len(lines) != len(eols):
+        raise ValueError("join_lines: as many endings as lines")
+    return "".join(map(str.__add__, lines, eols))
 
 
 def decode(data: bytes) -> tuple[str, bytes, str, list[str]]:
