@@ -414,3 +414,19 @@ def test_sentence_found_when_lower_casing_changes_the_text_length() -> None:
     )
     table = parse_document(Source.from_text(text)).tables[0]
     assert table.sentence is not None and table.sentence.line == 3
+
+
+def test_whether_a_line_is_the_sentence_does_not_depend_on_the_rest_of_the_file() -> None:
+    """The sentence search's first look ran on the lower-cased text, or, when lower-casing
+    changes the text's length (an `İ` anywhere in the file), on the text with (?i): the two
+    disagreed on `ſ` (long s), which (?i) takes for `s`, so `teſted` was a sentence only in a
+    file holding an `İ` somewhere (found by the re-parse's differential test)."""
+    base = (
+        "# m\n\nExperiments are teſted on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
+        "| model name | cards | s/step |\n|:-:|:-:|:-:|\n| a | 1 | 0.5 |\n"
+    )
+    found = [
+        [s.line for s in parse_document(Source.from_text(base + extra, path="README.md")).sentences]
+        for extra in ("", "\nİ\n")
+    ]
+    assert found == [[3], [3]]

@@ -559,8 +559,10 @@ class _Builder:
         # rows built before, by (line number, line): a Row is a function of those two
         self.known_rows = known_rows
         self.text = src.normalized() + "\n"
-        lower = self.text.lower()
-        # for cheap substring looks; a few characters change length when lower-cased
+        # for cheap substring looks; a few characters change length when lower-cased. "ſ" (long
+        # s) is the one character that _SENTENCE_QUICK's (?i) takes for a letter of its words
+        # and lower() does not: both looks must say the same, whatever else the file holds
+        lower = self.text.lower().replace("ſ", "s")
         self.lower = lower if len(lower) == len(self.text) else None
         # the offset of each line's start (and one past the end)
         self.starts = list(accumulate([n + 1 for n in map(len, src.lines)], initial=0))
