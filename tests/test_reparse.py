@@ -235,11 +235,12 @@ def test_tables_beyond_the_bounds_are_counted_as_in_a_full_parse(table: str) -> 
         assert parse.parse_document(new, SPEC).unread_tables >= 5
 
 
-def test_a_character_that_lower_casing_lengthens_changes_what_is_kept() -> None:
+def test_a_character_that_lower_casing_lengthens_changes_nothing_kept() -> None:
     # The sentence search looks first for its words in the lower-cased text when lower-casing
-    # keeps the text's length, else case-insensitively in the text: "teſted" (long s) passes
-    # only the second. An "İ" (two characters lower-cased) added at the end changes the first
-    # paragraph's finding, so the old walk's findings are not kept.
+    # keeps the text's length, else case-insensitively in the text. They once disagreed on
+    # "teſted" (long s), so an "İ" (two characters lower-cased) added at the end changed the
+    # first paragraph's finding; they agree now, and the re-parse still walks again when that
+    # length changes (a guard that costs nothing on real READMEs).
     old = Source.from_text(
         "Experiments are te\u017fted on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
         "| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n\nmore\n\nend\n"
@@ -247,7 +248,7 @@ def test_a_character_that_lower_casing_lengthens_changes_what_is_kept() -> None:
     parse.parse_document(old, SPEC)
     new = reparsed(old, apply_edits(old, [Edit(11, 0, 3, "\u0130")]))
     assert len(parse.parse_document(new, SPEC).sentences) == 1
-    assert parse.parse_document(old, SPEC).sentences == []
+    assert len(parse.parse_document(old, SPEC).sentences) == 1
 
 
 def test_a_parse_with_another_guide_keeps_no_html_table_kind() -> None:

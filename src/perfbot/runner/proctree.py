@@ -73,6 +73,9 @@ class _Tree:
     """The descendants of one command: everything below us that was not there before it."""
 
     def __init__(self) -> None:
+        # the command itself: subprocess waits for it (reaping it here would take its exit
+        # status: Popen then reads 0, and a crashed run would look like a clean one)
+        self.leader: int | None = None
         try:
             import psutil
         except ImportError:
@@ -105,7 +108,7 @@ class _Tree:
             return []
         for p in self._children():
             k = self._key(p)
-            if k not in self.before:
+            if k not in self.before and p.pid != self.leader:
                 self.seen.setdefault(k, p)
         alive = []
         for k, p in list(self.seen.items()):
@@ -207,6 +210,7 @@ def run_tree(
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
+        tree.leader = proc.pid
         stop = threading.Event()
         echo = None
         if echo_to is not None:
