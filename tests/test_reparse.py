@@ -337,3 +337,18 @@ def test_shuffled_passes_on_a_long_document_match_the_full_parse() -> None:
             ]
         )
         src = reparsed(src, apply_edits(src, [edit]))
+
+
+def test_a_text_too_large_for_a_readme_is_not_remembered() -> None:
+    """Only a README-sized text is kept for the next re-parse: the tokens of a file of many
+    small tables would double what fixing it holds. Its next parse is a whole one, the same."""
+    table = "| model | s/step |\n|---|---|\n| a | 1 |\n\n"
+    big = Source.from_text(table * (parse.REMEMBER_MAX_CHARS // len(table) + 1))
+    parse.parse_document(big, SPEC)
+    assert parse.last_parsed() is None
+    new = Source.from_text(big.text.replace("| a | 1 |", "| a | 1.00 |", 1))
+    assert reparse.parse_after(big, new, SPEC) == parse.parse_document(new, SPEC)
+    small = Source.from_text(table)
+    parse.parse_document(small, SPEC)
+    last = parse.last_parsed()
+    assert last is not None and last.source is small

@@ -830,7 +830,11 @@ class Parsed:
 
 
 # The last document parsed (one only: its memory is bounded, whatever the run checks). `fix`
-# parses the text its fixes made right after the text they were made on.
+# parses the text its fixes made right after the text they were made on. A text over
+# REMEMBER_MAX_CHARS is not remembered (its next parse is a whole one): a model README is a
+# few kB (the corpus: 30 kB at most), and the tokens of an 8 MB file of small tables would
+# double what checking it holds (tables.md: 614 MB against 323 MB for `perfbot fix`).
+REMEMBER_MAX_CHARS = 1_000_000
 _LAST: list[Parsed] = []
 
 
@@ -856,7 +860,7 @@ def build_document(
     b = _Builder(src, spec, known_rows)
     tokens, syncs, walk = tokens_of(b.text, b.starts)
     parsed = Parsed(src, b.text, b.starts, tokens, syncs, lower_kept=b.lower is not None, spec=spec)
-    _LAST[:] = [parsed]
+    _LAST[:] = [parsed] if len(b.text) <= REMEMBER_MAX_CHARS else []
     parsed.doc = b.run(tokens, walk)
     parsed.walked = b.walked
     return parsed.doc
