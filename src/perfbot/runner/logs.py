@@ -303,9 +303,6 @@ class Samples(Sequence[StepSample]):
         return f"Samples([{head}{more}])"
 
 
-_Out = Samples  # a parser's output: Samples(info)
-
-
 class _Steps:
     """Turns global step numbers into (step, span) windows: a line covers the steps since the
     previous line. A step number that does not increase means the log restarted (a second run
@@ -398,10 +395,6 @@ def _per_step(totals: list[float], spans: list[int]) -> Iterable[float]:
     return map(truediv, totals, spans)
 
 
-def _extend(out: Samples, globs: list[int], secs: Iterable[float], spans: list[int], kind: str):
-    out.add_columns(globs, secs, spans, kind)
-
-
 _G0, _G1, _G2, _G3, _G4 = (itemgetter(i) for i in range(5))
 
 
@@ -462,7 +455,7 @@ def _step_cols(steps: _Steps, out: Samples, cols: list[Sequence[str]], unit: flo
     if w is None:
         return False
     globs, spans, secs, _ = w
-    _extend(out, globs, map(truediv, secs, repeat(unit)), spans, "step")
+    out.add_columns(globs, map(truediv, secs, repeat(unit)), spans, "step")
     steps.prev = globs[-1]
     return True
 
@@ -532,7 +525,7 @@ def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
     `step_time(ms)` averages the steps since the previous line (log_interval).
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     steps = _Steps(info)
     window = steps.window
     for block in _as_blocks(lines):
@@ -545,7 +538,7 @@ def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
             globs = list(map(int, cols[2]))
             spans = _spans(steps, globs)
             if spans is not None:
-                _extend(out, globs, map(truediv, ms_list, repeat(1000.0)), spans, "step")
+                out.add_columns(globs, map(truediv, ms_list, repeat(1000.0)), spans, "step")
                 steps.prev = globs[-1]
                 out.cap()
                 continue
@@ -669,7 +662,7 @@ def parse_mindone_result(
     covers the steps since the previous row.
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     steps = _Steps(info)
     for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
         if row is None:
@@ -678,7 +671,7 @@ def parse_mindone_result(
         if type(row) is _Rows:
             spans = _spans(steps, row.keys)
             if spans is not None:
-                _extend(out, row.keys, _per_step(row.secs, spans), spans, "step")
+                out.add_columns(row.keys, _per_step(row.secs, spans), spans, "step")
                 steps.prev = row.keys[-1]
                 out.cap()
                 continue
@@ -701,11 +694,11 @@ def parse_perf_recorder(
     Eval rows (first field `-`) are skipped.
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
         if type(row) is _Rows:
             if min(row.keys) >= 1:
-                _extend(out, row.keys, row.secs, [1] * len(row.keys), "step")
+                out.add_columns(row.keys, row.secs, [1] * len(row.keys), "step")
                 out.cap()
                 continue
             row_pairs: Iterable[tuple[int, float]] = zip(row.keys, row.secs, strict=True)
@@ -733,7 +726,7 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
     then. A line covering a whole epoch (data-sink mode) is an epoch sample.
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     steps = _Steps(info)
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
@@ -742,7 +735,7 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
             globs, spans, totals, ns = w
             # a line covering a whole epoch (sink mode) is an epoch sample: line by line
             if not any(map(eq, spans, ns)):
-                _extend(out, globs, _per_step(totals, spans), spans, "step")
+                out.add_columns(globs, _per_step(totals, spans), spans, "step")
                 steps.prev = globs[-1]
                 out.cap()
                 continue
@@ -768,7 +761,7 @@ def _epoch_file(
             f"{fmt} logs give one time per epoch; set 'steps_per_epoch' in the benchmark"
         )
     n = steps_per_epoch
-    out = _Out(info or ParseInfo())
+    out = Samples(info or ParseInfo())
     for row in _result_rows(lines, ("epoch",), ("traintime", "train_time", "train_time(s)")):
         if row is None:
             continue
@@ -847,7 +840,7 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
     run ends at an epoch line or with its block; `run_n`), unless that says 0.
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     steps = _Steps(info)
     per_epoch: int | None = None
     run_n: str | None = None  # steps per epoch of the last step line of the current run
@@ -912,7 +905,7 @@ def parse_mindocr(lines: Iterable[str], *, info: ParseInfo | None = None, **_: o
     read with the step pattern alone.
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     steps = _Steps(info)
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
@@ -976,7 +969,7 @@ def parse_timemonitor(
     line is contaminated, `info.refusal` says so.
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     glob = 0
     after_eval = False
     train = dropped = 0
@@ -994,7 +987,7 @@ def parse_timemonitor(
                 if min(ns) >= 1:
                     globs = list(islice(accumulate(ns, initial=glob), 1, None))
                     secs = map(truediv, map(truediv, ex, ns), repeat(1000.0))
-                    _extend(out, globs, secs, ns, "epoch")
+                    out.add_columns(globs, secs, ns, "epoch")
                     glob, train = globs[-1], train + len(ns)
                     out.cap()
                     continue
@@ -1049,14 +1042,14 @@ def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_:
     previous line.
     """
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     steps = _Steps(info)
     in_epoch = steps.in_epoch
     for block in _as_blocks(lines):
         found = _AUDIO.findall(block)
         if found and (w := _windows(steps, _transpose(found), resets=False)):
             globs, spans, secs, _ = w
-            _extend(out, globs, secs, spans, "step")
+            out.add_columns(globs, secs, spans, "step")
             steps.prev = globs[-1]
             out.cap()
             continue
@@ -1097,7 +1090,7 @@ def parse_regex(
     group = "ms" if unit == 1000.0 else "s"
     has_step = "step" in pattern.groupindex and not per_epoch
     info = info or ParseInfo()
-    out = _Out(info)
+    out = Samples(info)
     steps = _Steps(info)
     glob = 0
     for line in _rows(lines):
