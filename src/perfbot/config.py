@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 from .config_light import (
     CONFIG_NAMES,
     ConfigError,
+    can_fix,
     check_globs,
     find_config_file,
     rule_names,
@@ -185,13 +186,7 @@ class Config(_Strict):
 
     def can_fix(self, rule_id: str) -> bool:
         """Whether ``fixable``/``unfixable`` let this rule offer its fixes."""
-
-        def named(names: list[str]) -> bool:
-            return any(n == "ALL" or rule_id.startswith(n) for n in names)
-
-        if self.unfixable and named(self.unfixable):
-            return False
-        return self.fixable is None or named(self.fixable)
+        return can_fix(rule_id, self.fixable, self.unfixable)
 
     def setting(self, rule_id: str, slug: str = "") -> str | None:
         """This repository's setting for a rule (its id), or None."""

@@ -190,6 +190,18 @@ def rule_names(names: list[str]) -> list[str]:
     return out
 
 
+def can_fix(rule_id: str, fixable: list[str] | None, unfixable: list[str] | None) -> bool:
+    """Whether ``fixable``/``unfixable`` (as :func:`rule_names` gives them) let this rule offer
+    its fixes: not named in ``unfixable``, and named in ``fixable`` when that is set."""
+
+    def named(names: list[str]) -> bool:
+        return any(n == "ALL" or rule_id.startswith(n) for n in names)
+
+    if unfixable and named(unfixable):
+        return False
+    return fixable is None or named(fixable)
+
+
 @lru_cache(maxsize=256)
 def glob_spec(patterns: tuple[str, ...]):  # -> pathspec.PathSpec
     """Globs with .gitignore semantics (pathspec): `*` and `?` stay within one folder, `**/` is
@@ -346,12 +358,7 @@ class PlainConfig:
         return self.rules.get(rule_id)
 
     def can_fix(self, rule_id: str) -> bool:
-        def named(names: list[str]) -> bool:
-            return any(n == "ALL" or rule_id.startswith(n) for n in names)
-
-        if self.unfixable and named(self.unfixable):
-            return False
-        return self.fixable is None or named(self.fixable)
+        return can_fix(rule_id, self.fixable, self.unfixable)
 
     def is_model_readme(self, rel: str, exclude_rel: str | None = None) -> bool | None:
         rel = rel.replace("\\", "/")
