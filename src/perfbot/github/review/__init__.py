@@ -378,6 +378,23 @@ def _publish(run: _Run, plan: Plan, *, read_only: str = "") -> Outcome:
     return out
 
 
+def _own_plan(
+    run: _Run, args: argparse.Namespace, pr: PullRequestInfo, files: list[dict[str, Any]]
+) -> Plan:
+    """perfbot's own check of the pull request's READMEs at its head (the checkout when it is
+    at the head, else the contents API), with the config found in the checkout."""
+    return build_plan(
+        run.client,
+        run.repo,
+        pr,
+        files,
+        workspace=run.workspace,
+        config_path=args.config,
+        paths=_patterns(getattr(args, "paths", None)),  # `perfbot post` has no --paths
+        mode=run.mode,
+    )
+
+
 def review_main(argv: Sequence[str] | None = None) -> int:
     """``perfbot review``: see the module docstring. Returns the exit code."""
     args = _review_parser().parse_args(list(argv or []))
@@ -399,16 +416,7 @@ def review_main(argv: Sequence[str] | None = None) -> int:
             )
             return run.finish(None, None, annotations=False, fail_on=fail_on)
         files = run.client.pull_files(pr.number)
-        plan = build_plan(
-            run.client,
-            run.repo,
-            pr,
-            files,
-            workspace=run.workspace,
-            config_path=args.config,
-            paths=_patterns(args.paths),
-            mode=run.mode,
-        )
+        plan = _own_plan(run, args, pr, files)
         if args.sarif_file:
             from ...report.sarif import render as sarif
 
@@ -593,16 +601,7 @@ def _post(args: argparse.Namespace) -> int:
         # check of that commit's READMEs (read from the contents API), with the config of the
         # checkout this job runs in (the default branch's), never the file's text: a fork author
         # who edits the file cannot make the bot suggest what it did not find.
-        plan = build_plan(
-            run.client,
-            run.repo,
-            pr,
-            files,
-            workspace=run.workspace,
-            config_path=args.config,
-            paths=_patterns(getattr(args, "paths", None)),
-            mode=run.mode,
-        )
+        plan = _own_plan(run, args, pr, files)
         differing = _differing(data, plan)
         if differing:
             what = (
