@@ -239,8 +239,7 @@ def test_a_character_that_lower_casing_lengthens_changes_nothing_kept() -> None:
     # The sentence search looks first for its words in the lower-cased text when lower-casing
     # keeps the text's length, else case-insensitively in the text. They once disagreed on
     # "teſted" (long s), so an "İ" (two characters lower-cased) added at the end changed the
-    # first paragraph's finding; they agree now, and the re-parse still walks again when that
-    # length changes (a guard that costs nothing on real READMEs).
+    # first paragraph's finding; they agree now, so the walk's findings on kept lines hold.
     old = Source.from_text(
         "Experiments are te\u017fted on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
         "| a | b |\n|---|---|\n| 1 | 2 |\n\ntext\n\nmore\n\nend\n"

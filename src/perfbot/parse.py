@@ -822,9 +822,6 @@ class Parsed:
     tokens: list[dict]  # the top-level block tokens (not to be changed: they may be shared)
     syncs: list[tuple[int, int]]  # (cursor, token count) after each run of blank lines
     doc: Document | None = None  # the Document built from them
-    # whether lower-casing kept the text's length: the sentence search's first look depends on
-    # it (see _Builder.may_hold_sentence), so a walk's findings hold for texts alike in this
-    lower_kept: bool = True
     spec: Spec | None = None  # the guide the walk read HTML tables' kinds with
     walked: Walked | None = None  # and what the walk over them found
 
@@ -859,7 +856,7 @@ def build_document(
     ``known_rows``; remembered as :func:`last_parsed`."""
     b = _Builder(src, spec, known_rows)
     tokens, syncs, walk = tokens_of(b.text, b.starts)
-    parsed = Parsed(src, b.text, b.starts, tokens, syncs, lower_kept=b.lower is not None, spec=spec)
+    parsed = Parsed(src, b.text, b.starts, tokens, syncs, spec=spec)
     _LAST[:] = [parsed] if len(b.text) <= REMEMBER_MAX_CHARS else []
     parsed.doc = b.run(tokens, walk)
     parsed.walked = b.walked

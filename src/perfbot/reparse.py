@@ -141,14 +141,12 @@ class _Rewalk:
 
     def __call__(self, b: _Builder, tokens: list[dict]) -> None:
         old = self.last.walked
-        # an HTML table beyond MAX_TABLES is counted when walked (Document.unread_tables); the
-        # sentences found depend on whether lower-casing keeps the whole text's length; an
-        # HTML table's kind on the guide
+        # an HTML table beyond MAX_TABLES is counted when walked (Document.unread_tables); an
+        # HTML table's kind depends on the guide
         last = self.last
         if (
             old is None
             or len(old.html_tables) >= MAX_TABLES
-            or last.lower_kept != (b.lower is not None)
             or not (last.spec is b.spec or last.spec == b.spec)
         ):
             b.walk(tokens, base=0, in_html=False)
