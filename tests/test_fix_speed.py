@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from perfbot import cli, context, reparse
+from perfbot import cli
 from perfbot.engine import FileResult, check_source, fix_source
 from perfbot.source import Source
+from speedkit import count_parses
 
 # one pass fixes everything: 0.5 -> 0.50, 64 -> 64.00 (img/s), the Requirements are unsafe
 ONE_PASS = """\
@@ -89,14 +90,8 @@ def _per_path(seen: list[str]) -> dict[str, int]:
 def test_fix_parses_each_file_once_per_pass_and_builds_no_other_source(
     tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    parsed: list[str] = []
     built: list[str] = []
-    real_parse = context.parse_document
     real_from_text = Source.from_text.__func__  # type: ignore[attr-defined]
-
-    def counting_parse(source, spec):  # type: ignore[no-untyped-def]
-        parsed.append(source.path)
-        return real_parse(source, spec)
 
     def counting_from_text(cls, text, path="<text>", **kw):  # type: ignore[no-untyped-def]
         built.append(path)
@@ -105,13 +100,7 @@ def test_fix_parses_each_file_once_per_pass_and_builds_no_other_source(
     passes = _passes(OVERLAPPING, unsafe=True)
     assert passes >= 3  # the case this test is about: fixes that wait for another pass
 
-    def counting_after(old, source, spec):  # type: ignore[no-untyped-def]
-        parsed.append(source.path)  # fix's re-check: a parse, of the edited lines only
-        return real_after(old, source, spec)
-
-    real_after = reparse.parse_after
-    monkeypatch.setattr(context, "parse_document", counting_parse)
-    monkeypatch.setattr(reparse, "parse_after", counting_after)
+    parsed = count_parses(monkeypatch)
     monkeypatch.setattr(Source, "from_text", classmethod(counting_from_text))
     assert cli.main(["fix", "--unsafe-fixes", "--fail-on", "never", "."]) == 0
     out = capsys.readouterr().out

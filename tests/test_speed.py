@@ -11,9 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfbot import cli, context, reparse
+from perfbot import cli
 from perfbot.engine import check_source
 from perfbot.source import read_source
+from speedkit import count_parses
 
 README = """\
 # Net
@@ -31,21 +32,7 @@ Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
 @pytest.fixture
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The paths of every document parsed, in order."""
-    seen: list[str] = []
-    real = context.parse_document
-
-    def counting(source, spec):  # type: ignore[no-untyped-def]
-        seen.append(source.path)
-        return real(source, spec)
-
-    def counting_after(old, source, spec):  # type: ignore[no-untyped-def]
-        seen.append(source.path)  # fix's re-check: a parse, of the edited lines only
-        return real_after(old, source, spec)
-
-    real_after = reparse.parse_after
-    monkeypatch.setattr(context, "parse_document", counting)
-    monkeypatch.setattr(reparse, "parse_after", counting_after)
-    return seen
+    return count_parses(monkeypatch)
 
 
 def test_fix_parses_a_file_fixed_in_one_pass_twice(

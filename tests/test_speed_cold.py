@@ -16,24 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfbot.spec.matrix import Matrix, MatrixRow
-
-README = """\
-# Net
-
-## Requirements
-
-| mindspore | ascend driver | firmware | cann toolkit/kernel |
-|:---------:|:-------------:|:--------:|:-------------------:|
-| 2.3.1     | 24.1.RC2      | 7.3.0.1.231 | 8.0.RC3.beta1    |
-
-## Performance
-
-Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
-
-| model name | cards | batch size | jit level | graph compile | s/step | img/s | recipe |
-|:----------:|:-----:|:----------:|:---------:|:-------------:|:------:|:-----:|:------:|
-| net        | 1     | 32         | O2        | 1~2 mins      | 0.5    | 64    | [yaml](./a.yaml) |
-"""
+from speedkit import NET_README
 
 PROBE = """
 import json, sys
@@ -56,7 +39,7 @@ def _cold_check(tmp_path: Path, *args: str) -> tuple[dict, str]:
 
 def test_one_readme_without_config_does_not_import_pydantic(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()  # the walk for .perfbot.yml stops here
-    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    (tmp_path / "README.md").write_text(NET_README, encoding="utf-8")
     probe, out = _cold_check(tmp_path, "README.md")
     # the matrix was used (the CANN of another release is found) ...
     assert "perfbot.spec.matrix" in probe["modules"]
@@ -68,7 +51,7 @@ def test_one_readme_without_config_does_not_import_pydantic(tmp_path: Path) -> N
 
 def test_a_config_with_matrix_rows_still_applies_them(tmp_path: Path) -> None:
     (tmp_path / ".git").mkdir()
-    (tmp_path / "README.md").write_text(README, encoding="utf-8")
+    (tmp_path / "README.md").write_text(NET_README, encoding="utf-8")
     (tmp_path / ".perfbot.yml").write_text(
         'matrix:\n  - {mindspore: "2.3.1", cann: "8.0.RC3.beta1"}\n', encoding="utf-8"
     )

@@ -16,24 +16,7 @@ import pytest
 
 from perfbot import cli
 from perfbot.report import summary_line
-
-README = """\
-# Net
-
-## Requirements
-
-| mindspore | ascend driver | firmware | cann toolkit/kernel |
-|:---------:|:-------------:|:--------:|:-------------------:|
-| 2.3.1     | 24.1.RC2      | 7.3.0.1.231 | 8.0.RC3.beta1    |
-
-## Performance
-
-Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
-
-| model name | cards | batch size | jit level | graph compile | s/step | img/s | recipe |
-|:----------:|:-----:|:----------:|:---------:|:-------------:|:------:|:-----:|:------:|
-| net        | 1     | 32         | O2        | 1~2 mins      | 0.5    | 64    | [yaml](./a.yaml) |
-"""
+from speedkit import NET_README
 
 
 @pytest.fixture
@@ -41,7 +24,7 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / ".git").mkdir()
     for i in range(3):
         (tmp_path / f"m{i}").mkdir()
-        (tmp_path / f"m{i}" / "README.md").write_text(README, encoding="utf-8")
+        (tmp_path / f"m{i}" / "README.md").write_text(NET_README, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -132,8 +115,8 @@ def _grown(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fmt: str, n: int) ->
 
 
 # a README with many rows, each with findings that have fixes (unsafe img/s, safe decimals)
-_ROW = next(line + "\n" for line in README.splitlines() if line.startswith("| net "))
-BIG = README.replace(_ROW, "".join(_ROW.replace("0.5 ", f"0.{i:02d}") for i in range(1, 60)))
+_ROW = next(line + "\n" for line in NET_README.splitlines() if line.startswith("| net "))
+BIG = NET_README.replace(_ROW, "".join(_ROW.replace("0.5 ", f"0.{i:02d}") for i in range(1, 60)))
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif", "rdjson"])
