@@ -296,3 +296,26 @@ def test_result_files_skip_infinite_step_cells(bad: str):
         f"{3:<7}\t{0.5:<10.6f}\t{0.25:<13.3f}\n"
     )
     approx(parse(text, "perf_recorder"), [(1, 12.5, 1), (3, 0.25, 1)])
+
+
+@pytest.mark.parametrize("fmt", ["mindone_result", "perf_recorder"])
+@pytest.mark.parametrize("cell", [" -2", " -0", "  -7 "])
+def test_result_rows_with_a_negative_step_cell_are_skipped_in_any_block(
+    monkeypatch, fmt: str, cell: str
+):
+    """A step cell that starts with '-' once its spaces are stripped marks an eval-like row, which
+    is skipped; a block of rows read at once (one split) must skip it too, not read it as step
+    -2 (a restart): the result may not depend on where the blocks end."""
+    from perfbot.runner import logs
+
+    text = (
+        "step\tloss\tlr\ttrain_time(s)\n1\t0.5\t0.0\t0.2\n2\t0.5\t0.0\t0.2\n"
+        f"{cell}\t0.5\t0.0\t0.3\n3\t0.5\t0.0\t0.2\n"
+    )
+    reads = []
+    for block in (1, 1 << 20):
+        monkeypatch.setattr(logs, "BLOCK", block)
+        reads.append(logs.read_log(text, fmt))
+    for read in reads:
+        assert read.restarts == 0
+        approx(read.samples, [(1, 0.2, 1), (2, 0.2, 1), (3, 0.2, 1)])

@@ -175,6 +175,12 @@ def result_file(draw) -> list[str]:
             rows.append(header)
         elif kind == 2:
             rows.append(sep.join(draw(st.lists(num, min_size=1, max_size=cols + 1))))
+        elif kind == 3:  # a step cell padded or signed (" -0" and " -3" are eval-like rows)
+            # (" -3" is left to test_runner_logs: main read it one way or the other by block)
+            sign = draw(st.sampled_from(["", "-", "+"]))
+            pad = draw(st.sampled_from(["", " ", "  "])) if sign != "-" else ""
+            cell = pad + sign + str(first + k) + draw(st.sampled_from(["", " ", "\t"]))
+            rows.append(sep.join([cell, "0.5", *[draw(num)] * (cols - 2)]))
         else:
             rows.append(sep.join([str(first + k), "0.5", *[draw(num)] * (cols - 2)]))
     return rows
