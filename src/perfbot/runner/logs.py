@@ -381,9 +381,9 @@ def _spans(steps: _Steps, globs: list[int], ins: list[int] | None = None) -> lis
         return None
     n = len(globs)
     if globs[-1] - prev == n and globs == list(range(prev + 1, prev + n + 1)):
-        spans = [1] * n  # consecutive steps (every step logged)
-    else:
-        spans = list(map(sub, globs, [prev, *globs[:-1]]))
+        # consecutive steps (every step logged): spans of 1, cut to `ins` below 1 (None)
+        return None if ins is not None and min(ins) < 1 else [1] * n
+    spans = list(map(sub, globs, [prev, *globs[:-1]]))
     if ins is not None and max(spans) > min(ins):
         spans = list(map(min, spans, ins))
     return spans if min(spans) >= 1 else None
