@@ -118,3 +118,15 @@ def test_a_long_table_without_the_guides_columns_is_left_alone():
     text = HEAD + "| name | url |\n|---|---|\n" + "| a | b |\n" * (MAX_TABLE_ROWS + 10)
     findings, _ = check(text)
     assert not findings
+
+
+def test_a_file_of_short_lines_holds_little_per_line():
+    """Every line of a README is a string, but its line ending and its offset are not objects of
+    their own: a file of short lines held an int per line (its offset) and, with CRLF endings,
+    a "\\r\\n" string per line (200,000 lines: 31 and 35 bytes per byte of text, now 23 and 17;
+    at 8 MB, 300 MB and 328 MB for the whole CLI run, now 224 MB and 176 MB)."""
+    for eol, most in (("\n", 27), ("\r\n", 25)):
+        text = ("|a|" + eol) * 200_000
+        findings, per_byte = check(text)
+        assert findings == []
+        assert per_byte < most, (repr(eol), per_byte)

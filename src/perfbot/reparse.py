@@ -41,6 +41,7 @@ of the two), and what the walk over the kept tokens found (:class:`_Rewalk`).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from dataclasses import replace
 
 from .model import Document
@@ -71,7 +72,7 @@ def parse_after(old: Source, new: Source, spec: Spec) -> Document:
     if last is None or last.source is not old:
         return parse_document(new, spec)
 
-    def tokens_of(text: str, starts: list[int]):  # -> parse.TokensOf's result
+    def tokens_of(text: str, starts: Sequence[int]):  # -> parse.TokensOf's result
         got = _spliced(last, new.lines, text, starts)
         return got if got is not None else _tokens_of(text, starts)
 
@@ -80,7 +81,7 @@ def parse_after(old: Source, new: Source, spec: Spec) -> Document:
     return build_document(new, spec, tokens_of, rows)
 
 
-def _spliced(last: Parsed, lines: list[str], text: str, starts: list[int]):
+def _spliced(last: Parsed, lines: list[str], text: str, starts: Sequence[int]):
     """The top-level tokens of ``text`` (whose lines are ``lines``, starting at ``starts``),
     their sync points, and a walk over them that reuses the old one's findings (see
     :class:`_Rewalk`), from ``last``; None when that cannot be shown to be right."""

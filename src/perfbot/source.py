@@ -14,7 +14,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-_LINE = re.compile(r"([^\r\n]*)(\r\n|\r|\n|$)")
+_ENDING = re.compile(r"(\r\n|\r|\n)")
+_ENDINGS = {e: e for e in ("\r\n", "\r", "\n")}
 
 # Files larger than this are reported, not parsed: a model README is a few kB (the largest in
 # the corpus is 30 kB). Checking is linear in the size, so this also bounds the time per file.
@@ -96,25 +97,33 @@ def _rebuild(path: str, text: str, bom: bytes, encoding: str, notes: list[str]) 
 
 
 def split_lines(text: str) -> tuple[list[str], list[str]]:
-    """Split into line contents and endings; ``"".join(l + e)`` gives ``text`` back."""
+    """Split into line contents and endings; ``"".join(l + e)`` gives ``text`` back. Each ending
+    is the one shared string object of its kind (a file of 2,000,000 CRLF lines held 100 MB of
+    separate "\\r\\n" strings)."""
     if "\r" not in text:  # the common case, without a regex
-        lines = text.split("\n")
-        if len(lines) > 1 and lines[-1] == "":
-            lines.pop()
-            return lines, ["\n"] * len(lines)
-        return lines, ["\n"] * (len(lines) - 1) + [""]
-    lines: list[str] = []
-    eols: list[str] = []
-    for m in _LINE.finditer(text):
-        content, eol = m.group(1), m.group(2)
-        if not eol and not content and m.start() == len(text):
-            if not lines:
-                lines.append("")
-                eols.append("")
-            break
-        lines.append(content)
-        eols.append(eol)
+        return _split_at(text, "\n")
+    crlf = text.count("\r\n")
+    if crlf == text.count("\r") == text.count("\n"):
+        return _split_at(text, "\r\n")
+    if not crlf and "\n" not in text:
+        return _split_at(text, "\r")
+    parts = _ENDING.split(text)  # mixed endings: contents and endings alternate
+    lines = parts[0::2]
+    eols = list(map(_ENDINGS.__getitem__, parts[1::2]))
+    if lines[-1] == "" and eols:
+        lines.pop()  # the text ends with a line ending
+    else:
+        eols.append("")  # a last line without one
     return lines, eols
+
+
+def _split_at(text: str, eol: str) -> tuple[list[str], list[str]]:
+    """split_lines of a text whose every line ending is ``eol``."""
+    lines = text.split(eol)
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+        return lines, [eol] * len(lines)
+    return lines, [eol] * (len(lines) - 1) + [""]
 
 
 def join_lines(lines: list[str], eols: list[str]) -> str:
