@@ -11,6 +11,8 @@
    Goal: <= 3x. The figure is the largest single process (os.wait4's ru_maxrss): shown with a
    process pool of one worker per core (PERFBOT_JOBS=cores; by default a loaded machine would
    not use the pool) and without it (PERFBOT_JOBS=1), where it is the whole run.
+4. `parse_log` on a 1,000,000-line log of every format against a one-regex floor: runs
+   `bench_logs.py` (in its own process; `--log-lines N` for shorter logs). Goal: <= 3x.
 
 Runs are paired and alternate between the two commands compared; medians are shown, with the load
 average. `--base SRC` (another checkout's `src`, e.g. main's) adds that perfbot (the same command
@@ -19,7 +21,8 @@ cache is on (PYTHONPYCACHEPREFIX in the bench's temp dir, PYTHONDONTWRITEBYTECOD
 an installed perfbot, and every
 command runs once before it is timed: without it every process compiles perfbot's sources again
 (~100 ms of a one-README check); `--no-bytecode` measures that case. Usage:
-python bench/bench_paths.py [--corpus DIR] [--runs R] [--skip one,fix,rss] [--base SRC]
+python bench/bench_paths.py [--corpus DIR] [--runs R] [--skip one,fix,rss,logs] [--base SRC]
+[--log-lines N]
 Prints figures; asserts nothing.
 """
 
@@ -182,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=str(CORPUS))
     ap.add_argument("--runs", type=int, default=5, help="paired runs (default 5; one README: x4)")
-    ap.add_argument("--skip", default="", help="comma-separated: one, fix, rss")
+    ap.add_argument("--skip", default="", help="comma-separated: one, fix, rss, logs")
+    ap.add_argument("--log-lines", type=int, default=1_000_000, help="lines of each log (4)")
     ap.add_argument("--base", help="another checkout's src dir, measured alongside (1 and 3)")
     ap.add_argument("--no-bytecode", action="store_true", help="compile sources in every process")
     args = ap.parse_args(argv)
@@ -207,6 +211,13 @@ def main(argv: list[str] | None = None) -> int:
             fix_vs_check(pb, work, args.runs, 10)
         if "rss" not in skip:
             peak_rss(pb, work, 50, args.base)
+    if "logs" not in skip:
+        print(f"\n4. parse_log against a one-regex floor; load {load()}", flush=True)
+        logs = [sys.executable, str(Path(__file__).with_name("bench_logs.py"))]
+        logs += ["--lines", str(args.log_lines), "--runs", str(max(3, args.runs // 2))]
+        if args.base:
+            logs += ["--base", args.base]
+        subprocess.run(logs, check=False)
     return 0
 
 
