@@ -642,6 +642,8 @@ def _result_rows(
             if i_key < 0 or i_time < 0:
                 return
             need = max(i_key, i_time)
+            # the block path reads the key from the first cell, which the per-row checks below
+            # (eval rows, blanks) look at: with the key elsewhere, rows go one by one
             tabs = line.count("\t") if i_key == 0 else 0
             block = block[end + 1 :]
             if not block:
