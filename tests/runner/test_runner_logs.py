@@ -1,12 +1,16 @@
 """Unit tests of the per-format log parsers and format detection (perfbot.runner.logs)."""
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from perfbot.runner.logs import (
     PARSERS,
     LogFormatError,
     Samples,
     StepSample,
+    _plain_run,
+    _row_keys,
     clean_lines,
     detect_format,
     parse_log,
@@ -319,3 +323,30 @@ def test_result_rows_with_a_negative_step_cell_are_skipped_in_any_block(
     for read in reads:
         assert read.restarts == 0
         approx(read.samples, [(1, 0.2, 1), (2, 0.2, 1), (3, 0.2, 1)])
+
+
+def test_a_plain_run_of_step_cells_is_read_as_a_range_exactly_as_converted():
+    """A block whose step cells are `a, a+1, ...` written plainly is read without converting
+    each cell (`_plain_run`); any other block's cells are converted. Either way, the same keys."""
+    cell = st.one_of(
+        st.integers(0, 10**17).map(str),
+        st.sampled_from(["007", "+8", " 9", "9 ", "1e3", "٣", "12.0", "", "-3", "x"]),
+    )
+
+    @given(
+        st.integers(1, 10**16), st.integers(1, 40), st.lists(st.tuples(st.integers(0, 39), cell))
+    )
+    def check(a, n, changes):
+        cells = [str(k) for k in range(a, a + n)]
+        for i, c in changes:
+            if i < n:
+                cells[i] = c
+        joined = "\n".join(cells)
+        run = _plain_run(joined, n)
+        converted = _row_keys([cells[0], *("\n" + c for c in cells[1:])])
+        if run is not None:
+            assert list(run) == converted
+        elif not changes and a + n <= 10**15:
+            raise AssertionError(f"a plain run not seen: {cells[:3]}")
+
+    check()

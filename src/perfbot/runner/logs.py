@@ -234,7 +234,7 @@ class Samples(Sequence[StepSample]):
         self.kind.append(kind)
 
     def add_columns(
-        self, steps: list[int], seconds: Iterable[float], spans: list[int], kind: str
+        self, steps: Sequence[int], seconds: Iterable[float], spans: list[int], kind: str
     ) -> None:
         """One sample per element of `steps` (and of the same-length `seconds`, `spans`)."""
         self.step += steps
@@ -371,7 +371,9 @@ def _floats(strings: Iterable[str], *, positive: bool = False) -> list[float] | 
     return None if low < 0.0 or (positive and low == 0.0) else values
 
 
-def _spans(steps: _Steps, globs: list[int], ins: list[int] | None = None) -> list[int] | None:
+def _spans(
+    steps: _Steps, globs: list[int] | range, ins: list[int] | None = None
+) -> list[int] | None:
     """Spans of windows ending at `globs` that continue `steps` (its state is left alone), or
     None when the block needs the line-by-line path (the log's first line, a restart). With
     `ins` (each line's step within its epoch, `glob - start`), a window never reaches back into
@@ -380,6 +382,10 @@ def _spans(steps: _Steps, globs: list[int], ins: list[int] | None = None) -> lis
     if prev is None or not globs:
         return None
     n = len(globs)
+    if type(globs) is range:  # consecutive (a _Rows' keys): does it go on from prev?
+        if globs.start == prev + 1:
+            return None if ins is not None and min(ins) < 1 else [1] * n
+        globs = list(globs)
     if globs[-1] - prev == n and globs == list(range(prev + 1, prev + n + 1)):
         # consecutive steps (every step logged): spans of 1, cut to `ins` below 1 (None)
         return None if ins is not None and min(ins) < 1 else [1] * n
@@ -568,7 +574,7 @@ def _rows(lines: Iterable[str]) -> Iterator[str]:
 class _Rows:
     """A block of well-formed result rows at once: key numbers and seconds."""
 
-    keys: list[int]
+    keys: list[int] | range  # a range: consecutive numbers (see _plain_run)
     secs: list[float]
 
 
@@ -593,11 +599,12 @@ def _row_keys(cells: Sequence[str]) -> list[int] | None:
     return keys if keys and min(keys) >= 1 else None
 
 
-def _tab_columns(block: str, tabs: int, j: int) -> tuple[list[str], list[str]] | None:
+def _tab_columns(block: str, tabs: int, j: int) -> tuple[list[str], list[str], str] | None:
     """The first cells and cells `j` (>= 1) of every line of `block` when each line holds exactly
-    `tabs` tabs (None otherwise), from one `split` of the whole block rather than a match per
-    line. A first cell other than the block's first comes with the line end before it
-    (`"\\n12"`), which `int` and `float` skip like any other whitespace.
+    `tabs` tabs (None otherwise), and the first cells joined at their line ends, from one
+    `split` of the whole block rather than a match per line. A first cell other than the block's
+    first comes with the line end before it (`"\\n12"`), which `int` and `float` skip like any
+    other whitespace.
 
     With every line end written as tab + line end, a block of n lines of `tabs` tabs splits into
     `(tabs + 1) * n + 1` pieces, the line ends opening pieces `w, 2w, ..., nw` (w = tabs + 1).
@@ -609,10 +616,23 @@ def _tab_columns(block: str, tabs: int, j: int) -> tuple[list[str], list[str]] |
     if len(pieces) != w * n + 1:
         return None
     firsts = pieces[0::w]
-    if "".join(firsts).count("\n") != n:
+    joined = "".join(firsts)
+    if joined.count("\n") != n:
         return None
     firsts.pop()  # "\n": after the last line end
-    return firsts, pieces[j::w]
+    return firsts, pieces[j::w], joined[:-1]
+
+
+def _plain_run(joined: str, n: int) -> range | None:
+    """`a, a + 1, ..., a + n - 1` when the n first cells, joined at their line ends, are exactly
+    those numbers written plainly (`"7\\n8\\n9"`, as a result file logging every step writes
+    them): what `_row_keys` gives for them, without converting each cell."""
+    cut = joined.find("\n")
+    first = joined[:cut] if cut >= 0 else joined
+    if not (0 < len(first) <= 15 and first.isascii() and first.isdigit()) or first[0] == "0":
+        return None
+    keys = range(int(first), int(first) + n)
+    return keys if joined == "\n".join(map(str, keys)) else None
 
 
 def _result_rows(
@@ -651,8 +671,8 @@ def _result_rows(
         if tabs and not block.startswith("-") and "\n-" not in block:
             cells = _tab_columns(block, tabs, i_time)
             if cells is not None:
-                key_cells, time_cells = cells
-                keys = _row_keys(key_cells)
+                key_cells, time_cells, joined = cells
+                keys = _plain_run(joined, len(key_cells)) or _row_keys(key_cells)
                 secs = _floats(time_cells) if keys else None
                 if keys and secs:
                     yield _Rows(keys, secs)
