@@ -99,11 +99,14 @@ def test_split_lines_is_one_match_per_line(text: str) -> None:
     assert join_lines(*split_lines(text)) == text
 
 
+@pytest.mark.parametrize("last", ["", "x", "x\r", "x\n"])  # one kind of ending, or mixed
 @pytest.mark.parametrize("eol", ["\r\n", "\r", "\n"])
-def test_line_endings_are_shared_objects(eol: str) -> None:
+def test_line_endings_are_shared_objects(eol: str, last: str) -> None:
     """A file of many short lines holds one string object per kind of ending, not one per line
     (100 MB for 2,000,000 CRLF lines)."""
-    _, eols = split_lines(("| a |" + eol) * 1000 + "x\r")
+    text = ("| a |" + eol) * 1000 + last
+    lines, eols = split_lines(text)
+    assert (lines, eols) == _split_lines_by_line(text)
     assert len({id(e) for e in eols}) <= 3
 
 
