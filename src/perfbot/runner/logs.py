@@ -382,12 +382,12 @@ def _spans(
     if prev is None or not globs:
         return None
     n = len(globs)
-    if type(globs) is range:  # consecutive (a _Rows' keys): does it go on from prev?
-        if globs.start == prev + 1:
-            return None if ins is not None and min(ins) < 1 else [1] * n
-        globs = list(globs)
-    if globs[-1] - prev == n and globs == list(range(prev + 1, prev + n + 1)):
-        # consecutive steps (every step logged): spans of 1, cut to `ins` below 1 (None)
+    if type(globs) is range:  # consecutive already (a _Rows' keys)
+        steps_on = globs.start == prev + 1
+        globs = globs if steps_on else list(globs)
+    else:
+        steps_on = globs[-1] - prev == n and globs == list(range(prev + 1, prev + n + 1))
+    if steps_on:  # every step logged after prev: spans of 1, cut to `ins` below 1 (None)
         return None if ins is not None and min(ins) < 1 else [1] * n
     spans = list(map(sub, globs, [prev, *globs[:-1]]))
     if ins is not None and max(spans) > min(ins):
