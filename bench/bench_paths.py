@@ -7,6 +7,10 @@
 2. `perfbot fix` on the corpus x10 against `perfbot check` on the same tree (each fix run gets a
    fresh copy). Goal: fix <= 1.2x check's wall time. Then the same pair on that tree once fixed
    (a repository after its first `fix`: what a pre-commit hook or CI job meets from then on).
+   Beside it, the same pair of each peer at hand (rumdl `check --fix`, markdownlint-cli2 `--fix`,
+   their table rules): like `perfbot fix`, they lint the text they fixed again. Then, in this
+   process on the corpus x1 (2b): check, the fix loop, and the check of the fixed texts with and
+   without their parse: what reporting the check of the written text costs by itself.
 3. Peak RSS of `perfbot check` (text, json, sarif) on the corpus x50 against the bytes checked.
    Goal: <= 3x. The figure is the largest single process (os.wait4's ru_maxrss): shown with a
    process pool of one worker per core (PERFBOT_JOBS=cores; by default a loaded machine would
@@ -29,6 +33,7 @@ Prints figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -39,7 +44,17 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_check import CORPUS, TABLE_RULES, corpus_files, load, perfbot_cmd, replicate, tool
+from bench_check import (
+    CORPUS,
+    MLC_CONFIG,
+    NODE_DIR,
+    TABLE_RULES,
+    corpus_files,
+    load,
+    perfbot_cmd,
+    replicate,
+    tool,
+)
 
 GOAL_ONE_MS = 120
 GOAL_VERSION_MS = 50
@@ -119,7 +134,9 @@ def fix_vs_check(pb: list[str], work: Path, runs: int, times: int) -> None:
     check_cmd = [*pb, "check", "--fail-on", "never", "-q", "tree"]
     fix_cmd = [*pb, "fix", "--fail-on", "never", "-q", "tree"]
 
-    def paired(source: Path) -> tuple[float, float]:
+    def paired(
+        source: Path, check: list[str] = check_cmd, fix: list[str] = fix_cmd, runs: int = runs
+    ) -> tuple[float, float]:
         walls: dict[str, list[float]] = {"check": [], "fix": []}
         for i in range(runs):
             for name in ("check", "fix") if i % 2 == 0 else ("fix", "check"):
@@ -127,7 +144,7 @@ def fix_vs_check(pb: list[str], work: Path, runs: int, times: int) -> None:
                 if tree.exists():
                     shutil.rmtree(tree)
                 shutil.copytree(source, tree)
-                cmd = check_cmd if name == "check" else fix_cmd
+                cmd = check if name == "check" else fix
                 walls[name].append(run(cmd, work)[0])
         return statistics.median(walls["check"]), statistics.median(walls["fix"])
 
@@ -138,6 +155,10 @@ def fix_vs_check(pb: list[str], work: Path, runs: int, times: int) -> None:
         f"   goal: fix <= {GOAL_FIX}x check: {f / c:.2f}x "
         f"({'met' if f / c <= GOAL_FIX else 'NOT met'})"
     )
+    # peers that also lint the text they fixed: the same pair of theirs, on the same tree
+    for name, check, fix in peer_fixers(work):
+        pc, pf = paired(master, check, fix, min(runs, 3))
+        print(f"   peer {name}: check {pc:.3f} s, fix {pf:.3f} s: {pf / pc:.2f}x")
     # the steady state: the same tree once fixed, as a repository is after its first `fix`
     fixed = work / "fixedmaster"
     shutil.copytree(master, fixed)
@@ -148,6 +169,94 @@ def fix_vs_check(pb: list[str], work: Path, runs: int, times: int) -> None:
     shutil.rmtree(master)
     shutil.rmtree(fixed)
     shutil.rmtree(work / "tree", ignore_errors=True)
+
+
+def peer_fixers(work: Path) -> list[tuple[str, list[str], list[str]]]:
+    """(name, check command, fix command) of the peers at hand, on ``work/tree`` (their table
+    rules, as in bench_check.py). Both fix, then lint the fixed text again to report what is
+    left, as `perfbot fix` does."""
+    out = []
+    rumdl = tool("rumdl")
+    if rumdl:
+        check = [rumdl, "check", "--no-config", "--no-cache", "--enable", TABLE_RULES, "tree"]
+        out.append(("rumdl", check, [*check[:2], "--fix", *check[2:]]))
+    mlc = NODE_DIR / "node_modules" / ".bin" / "markdownlint-cli2"  # if bench_check installed it
+    if mlc.exists():
+        (work / ".markdownlint-cli2.jsonc").write_text(json.dumps(MLC_CONFIG))
+        out.append(("markdownlint-cli2", [str(mlc), "tree/**/*.md"],
+                    [str(mlc), "--fix", "tree/**/*.md"]))  # fmt: skip
+    return out
+
+
+def verify_floor(runs: int) -> None:
+    """In this process, on the corpus x1: `check` of every README, the fix loop over them (safe
+    fixes), and the check of the texts it wrote, parsed and recognised again, and without the
+    parse (the documents given): the least a fix that reports the check of what it wrote pays
+    on top of `check`, whatever its parser does."""
+    import gc
+
+    from perfbot.config_light import DEFAULT
+    from perfbot.context import Context, spec_for
+    from perfbot.engine import applicable, check_source, fix_result, run_rules
+    from perfbot.parse import parse_document
+    from perfbot.source import Source, read_source
+    from perfbot.suppress import directives_of, suppress
+
+    srcs = [s for f in corpus_files(CORPUS_DIR) if isinstance(s := read_source(str(f)), Source)]
+
+    def first(s: Source):
+        r = check_source(s, DEFAULT, require_model_tables=True)
+        return r if any(applicable(f, False) for f in r.findings) else None
+
+    news = []
+    for s in srcs:
+        r = first(s)
+        if r is not None:
+            text = fix_result(s, DEFAULT, first=r, unsafe=False)[0]
+            if text != s.text:
+                news.append(Source.from_text(text, path=s.path))
+    spec = spec_for(DEFAULT)
+    docs = [parse_document(n, spec) for n in news]
+
+    def check_all() -> None:
+        for s in srcs:
+            check_source(s, DEFAULT, require_model_tables=True)
+
+    def fix_all() -> None:
+        for s in srcs:
+            r = first(s)
+            if r is not None:
+                fix_result(s, DEFAULT, first=r, unsafe=False)
+
+    def recheck() -> None:
+        for n in news:
+            check_source(n, DEFAULT)
+
+    def recheck_parsed() -> None:
+        for n, d in zip(news, docs, strict=True):
+            ctx = Context(n, DEFAULT, spec, d)
+            suppress(run_rules(ctx), directives_of(ctx), ctx.doc)
+
+    def best(fn) -> float:
+        times = []
+        for _ in range(runs):
+            gc.collect()
+            t = time.process_time()
+            fn()
+            times.append(time.process_time() - t)
+        return min(times)
+
+    c = best(check_all)
+    print(f"\n2b. in process, corpus x1 ({len(srcs)} READMEs, {len(news)} changed by safe fixes), "
+          f"best of {runs}, CPU; load {load()}")  # fmt: skip
+    print(f"   check {c * 1000:.0f} ms")
+    for label, fn in (
+        ("fix loop (check, fix, re-check)", fix_all),
+        ("check of the fixed texts", recheck),
+        ("the same, their parse given", recheck_parsed),
+    ):
+        t = best(fn)
+        print(f"   {label:34s} {t * 1000:5.0f} ms = {t / c:.2f}x check")
 
 
 def peak_rss(pb: list[str], work: Path, times: int, base: str | None = None) -> None:
@@ -209,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
             one_readme(pb, work, args.runs * 4, args.base)
         if "fix" not in skip:
             fix_vs_check(pb, work, args.runs, 10)
+            verify_floor(args.runs)
         if "rss" not in skip:
             peak_rss(pb, work, 50, args.base)
     if "logs" not in skip:
