@@ -26,7 +26,7 @@ an installed perfbot, and every
 command runs once before it is timed: without it every process compiles perfbot's sources again
 (~100 ms of a one-README check); `--no-bytecode` measures that case. Usage:
 python bench/bench_paths.py [--corpus DIR] [--runs R] [--skip one,fix,rss,logs] [--base SRC]
-[--log-lines N]
+[--log-lines N] [--python PY]
 Prints figures; asserts nothing.
 """
 
@@ -91,7 +91,9 @@ def one_readme(pb: list[str], work: Path, runs: int, base: str | None = None) ->
         "perfbot check one/README.md": [*pb, "check", "--fail-on", "never", "one/README.md"],
         "perfbot --version": [*pb, "--version"],
         # the interpreter's own start and exit (site, .pth files): the floor under both
-        "python -c pass": [sys.executable, "-c", "pass"],
+        "python -c pass": [PYTHON, "-c", "pass"],
+        # the same without site: what the .pth files of this interpreter's site-packages cost
+        "python -I -S -c pass": [PYTHON, "-I", "-S", "-c", "pass"],
     }
     envs: dict[str, dict | None] = {}
     if base:
@@ -118,6 +120,11 @@ def one_readme(pb: list[str], work: Path, runs: int, base: str | None = None) ->
           f"({'met' if c <= GOAL_ONE_MS else 'NOT met'}); {c / v:.1f}x --version")  # fmt: skip
     print(f"   goal: --version < {GOAL_VERSION_MS} ms CPU: {v:.0f} ms "
           f"({'met' if v < GOAL_VERSION_MS else 'NOT met'})")  # fmt: skip
+    site = med["python -c pass"] - med["python -I -S -c pass"]
+    print(
+        f"   site start-up of {PYTHON}: {site:.0f} ms of each figure above (its site-packages' "
+        ".pth files; a venv of its own: a few ms; `--python` times another install)"
+    )
     if base:
         b = med["base: perfbot check one/README.md"]
         print(f"   this / base, check one README: {c / b:.2f}x")
@@ -264,7 +271,7 @@ def peak_rss(pb: list[str], work: Path, times: int, base: str | None = None) -> 
     n, size = replicate(CORPUS_DIR, tree, times)
     print(f"\n3. peak RSS of check on the corpus x{times} ({n} files, {size / 1e6:.1f} MB); "
           f"load {load()}")  # fmt: skip
-    bare = run([sys.executable, "-c", "pass"], work)[2]
+    bare = run([PYTHON, "-c", "pass"], work)[2]
     print(f"   (a bare Python process: {bare / 1e6:.0f} MB)")
     who = [("", pb, {})]
     if base:
@@ -287,10 +294,11 @@ def peak_rss(pb: list[str], work: Path, times: int, base: str | None = None) -> 
 
 
 CORPUS_DIR = CORPUS
+PYTHON = sys.executable  # the interpreter whose perfbot is timed (--python)
 
 
 def main(argv: list[str] | None = None) -> int:
-    global CORPUS_DIR
+    global CORPUS_DIR, PYTHON
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--corpus", default=str(CORPUS))
     ap.add_argument("--runs", type=int, default=5, help="paired runs (default 5; one README: x4)")
@@ -298,13 +306,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log-lines", type=int, default=1_000_000, help="lines of each log (4)")
     ap.add_argument("--base", help="another checkout's src dir, measured alongside (1 and 3)")
     ap.add_argument("--no-bytecode", action="store_true", help="compile sources in every process")
+    ap.add_argument(
+        "--python",
+        help="time the perfbot of this interpreter (e.g. a venv without system site-packages, "
+        "as users install it; default: the one running this script)",
+    )
     args = ap.parse_args(argv)
     CORPUS_DIR = Path(args.corpus)
     if not CORPUS_DIR.is_dir():
         print(f"bench: no corpus at {CORPUS_DIR}", file=sys.stderr)
         return 2
     skip = {x.strip() for x in args.skip.split(",")}
-    pb = perfbot_cmd()
+    if args.python:
+        PYTHON = args.python
+        script = Path(args.python).parent / "perfbot"
+        pb = [str(script)] if script.exists() else [args.python, "-m", "perfbot"]
+    else:
+        pb = perfbot_cmd()
     print(f"{os.cpu_count()} cores; load average {load()}")
     with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as tmp:
         work = Path(tmp)
@@ -323,7 +341,7 @@ def main(argv: list[str] | None = None) -> int:
             peak_rss(pb, work, 50, args.base)
     if "logs" not in skip:
         print(f"\n4. parse_log against a one-regex floor; load {load()}", flush=True)
-        logs = [sys.executable, str(Path(__file__).with_name("bench_logs.py"))]
+        logs = [PYTHON, str(Path(__file__).with_name("bench_logs.py"))]
         logs += ["--lines", str(args.log_lines), "--runs", str(max(3, args.runs // 2))]
         if args.base:
             logs += ["--base", args.base]
