@@ -295,3 +295,92 @@ def test_the_builtin_matrix_is_read_with_the_spec_loader(monkeypatch: pytest.Mon
         matrix._builtin.cache_clear()
     assert again.rows() == builtin.rows()
     assert len(again.rows()) >= 10
+
+
+# --- the config search and the walk's listings ---------------------------------------------------
+
+
+def _stats_of(monkeypatch: pytest.MonkeyPatch, names: set[str]) -> list[str]:
+    """Paths ending in one of ``names`` that anything stats (Path.is_file and os.path.isfile
+    alike go through os.stat)."""
+    import os
+
+    seen: list[str] = []
+    real = os.stat
+
+    def stat(path, *a, **k):
+        if os.path.basename(os.fspath(path)) in names:
+            seen.append(os.fspath(path))
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(os, "stat", stat)
+    return seen
+
+
+def test_the_config_search_takes_walked_folders_from_their_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a tree of one README per folder (as the corpus x10 is laid out): the walk has listed every
+    # folder, so looking for .perfbot.yml / .git in them again was 3 stats a README (~50 ms for
+    # 1,650 READMEs, in the main process before any worker starts)
+    from perfbot.config import clear_caches
+
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    for i in range(20):
+        d = root / "models" / f"m{i}"
+        d.mkdir(parents=True)
+        (d / "README.md").write_text(README, encoding="utf-8")
+    clear_caches()
+    seen = _stats_of(monkeypatch, {".perfbot.yml", ".perfbot.yaml", ".git"})
+    monkeypatch.setenv("PERFBOT_JOBS", "1")
+    assert cli.main(["check", "--fail-on", "never", "-q", str(root)]) == 0
+    capsys.readouterr()
+    # the walk listed models and each m<i>, which hold neither: none of them is stat-ed for a
+    # config or .git (the repository's top, whose listing has .git, is still asked: by git_top,
+    # and by the search's last step, once for all its READMEs)
+    walked = {str(root / "models"), *(str(root / "models" / f"m{i}") for i in range(20))}
+    assert [p for p in seen if str(Path(p).parent) in walked] == []
+    assert len([p for p in seen if str(Path(p).parent) == str(root)]) <= 4
+
+
+def test_configs_are_found_through_the_walks_listings(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a config in a walked folder, one above the walked root, and a .git between them: what
+    # the listings say must lead to the same configs as asking the file system
+    from perfbot.config import clear_caches
+
+    top = tmp_path / "top"
+    (top / ".perfbot.yml").parent.mkdir(parents=True)
+    (top / ".perfbot.yml").write_text("rules: {PB201: 'off'}\n", encoding="utf-8")
+    repo = top / "repo"
+    (repo / ".git").mkdir(parents=True)
+    near = repo / "a" / "b"
+    near.mkdir(parents=True)
+    (repo / "a" / ".perfbot.yml").write_text("rules: {PB303: 'off'}\n", encoding="utf-8")
+    (near / "README.md").write_text(README.replace("Experiments", "Tests"), encoding="utf-8")
+    plain = repo / "c"
+    plain.mkdir()
+    (plain / "README.md").write_text(README.replace("Experiments", "Tests"), encoding="utf-8")
+    monkeypatch.setenv("PERFBOT_JOBS", "1")
+    seen = _stats_of(monkeypatch, {".perfbot.yml", ".perfbot.yaml", ".git"})
+    for path in (repo, repo / "a", near):  # walked from several roots: the same answers
+        clear_caches()
+        seen.clear()
+        cli.main(["check", "--format", "json", "--fail-on", "never", str(path)])
+        # b and c were listed by the walk and hold neither: not asked again (the walk's root is,
+        # by the walk's own search for the repository's top)
+        listed = {near, plain} - {path}
+        assert [p for p in seen if Path(p).parent in listed] == []
+        import json
+
+        rules = {}
+        for f in json.loads(capsys.readouterr().out)["findings"]:
+            rules.setdefault(Path(f["path"]).parent.name, set()).add(f["rule"])
+        # a/.perfbot.yml governs a/b (PB303 off; the repository's .git stops the search above
+        # it, so top's PB201-off does not apply); c has no config: every rule
+        assert "PB303" not in rules["b"] and "PB201" in rules["b"]
+        if path == repo:
+            assert {"PB303", "PB201"} <= rules["c"]
+    clear_caches()

@@ -434,9 +434,11 @@ class _Selection:
 
 
 def _walk(root: str) -> Iterator[str]:
+    from .config_light import note_listing
     from .walk import walk
 
-    return walk(root)
+    # the folders' listings spare the config search its stats (config_light.find_config_file)
+    return walk(root, note_listing)
 
 
 class _Job:

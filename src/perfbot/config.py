@@ -244,10 +244,10 @@ def _cached_load(path: Path) -> Config:
 def clear_caches() -> None:
     """Forget the configs found and read in this process (after a command writes one, or a test
     rewrites one)."""
-    from .config_light import _FOUND, _plain
+    from .config_light import _plain, clear_found
     from .config_tree import compose
 
-    _FOUND.clear()
+    clear_found()
     _cached_load.cache_clear()
     _plain.cache_clear()
     compose.cache_clear()
@@ -258,7 +258,7 @@ def config_for(file: str | Path, explicit: str | Path | None = None) -> tuple[Co
     if explicit is not None:
         p = Path(explicit)
         return _cached_load(p.resolve()), p
-    found = find_config_file(Path(os.path.abspath(file)).parent)
+    found = find_config_file(os.path.dirname(os.path.abspath(file)))
     if found is None:
         return _default_config(), None
     from .config_tree import compose

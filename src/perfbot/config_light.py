@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from .config import Config
 
 CONFIG_NAMES = (".perfbot.yml", ".perfbot.yaml")
@@ -26,29 +28,58 @@ class ConfigError(Exception):
     """A config file that perfbot cannot use; the message is for the user."""
 
 
-_FOUND: dict[Path, Path | None] = {}  # folder -> its config file; sibling folders share the walk
+_FOUND: dict[str, str | None] = {}  # folder -> its config file; sibling folders share the walk
+# folders whose listing (read by the walk that found the files) holds no config file and no
+# `.git`: the search goes on above them without asking the file system again
+_BARE: set[str] = set()
+_MARKERS = frozenset((*CONFIG_NAMES, ".git"))
+_MAX_CACHED = 65536
 
 
-def find_config_file(directory: Path) -> Path | None:
+def note_listing(folder: str, names: Collection[str]) -> None:
+    """What a walk read of ``folder`` (absolute): the names of its entries. A folder holding none
+    of the config names and no ``.git`` is remembered, so that :func:`find_config_file` does not
+    stat three paths in it again (a tree of 1,650 READMEs in 1,650 folders: ~50 ms)."""
+    if _MARKERS.isdisjoint(names):
+        if len(_BARE) > _MAX_CACHED:
+            _BARE.clear()
+        _BARE.add(folder)
+
+
+def find_config_file(directory: str | os.PathLike[str]) -> Path | None:
     """The nearest config file in ``directory`` or above it, up to the repository root.
 
     A loop, not a recursion: a tree thousands of folders deep is an ordinary input."""
-    chain: list[Path] = []
-    d = directory
+    chain: list[str] = []
+    d = os.fspath(directory)
+    isfile, exists, join, dirname = os.path.isfile, os.path.exists, os.path.join, os.path.dirname
     while True:
         if d in _FOUND:
             found = _FOUND[d]
             break
         chain.append(d)
-        found = next((d / n for n in CONFIG_NAMES if (d / n).is_file()), None)
-        if found is not None or (d / ".git").exists() or d.parent == d:
+        parent = dirname(d)
+        if d in _BARE:
+            found = None
+            if parent == d:
+                break
+            d = parent
+            continue
+        found = next((f for n in CONFIG_NAMES if isfile(f := join(d, n))), None)
+        if found is not None or exists(join(d, ".git")) or parent == d:
             break
-        d = d.parent
-    if len(_FOUND) > 65536:
+        d = parent
+    if len(_FOUND) > _MAX_CACHED:
         _FOUND.clear()
     for c in chain:
         _FOUND[c] = found
-    return found
+    return None if found is None else Path(found)
+
+
+def clear_found() -> None:
+    """Forget the config files found and the folder listings noted in this process."""
+    _FOUND.clear()
+    _BARE.clear()
 
 
 class _Allow:
@@ -109,7 +140,7 @@ def config_for(file: str | Path, explicit: str | Path | None = None) -> tuple[Co
     """:func:`perfbot.config.config_for`, with :data:`DEFAULT` when no config file applies and a
     :class:`PlainConfig` when a plain one does."""
     if explicit is None:
-        found = find_config_file(Path(os.path.abspath(file)).parent)
+        found = find_config_file(os.path.dirname(os.path.abspath(file)))
         if found is None:
             return DEFAULT, None  # type: ignore[return-value]
         plain = _plain(found)

@@ -10,7 +10,7 @@ subject to any of this (the CLI decides that).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .globs import MAX_PATTERNS, normalise, too_complex
 
@@ -94,22 +94,27 @@ class _Ignores:
         return False
 
 
-def walk(root: str) -> Iterator[str]:
+def walk(root: str, on_folder: Callable[[str, list[str]], object] | None = None) -> Iterator[str]:
     """The ``README*.md`` files below ``root``, folder by folder in name order (what ``os.walk``
     gives), minus ignored ones, without following folder symlinks. A loop with a stack:
     ``os.walk`` recurses, and a tree over ~1,000 folders deep raised RecursionError for the whole
-    run."""
+    run. ``on_folder(folder, names)``: called with each folder walked (absolute) and the names of
+    its entries, before its files are yielded (the CLI notes them for the config search)."""
     ignores = _Ignores(os.path.abspath(root))
     stack = [root]
     while stack:
         top = stack.pop()
         here = os.path.abspath(top)
-        ignores.add(here)
         try:
             with os.scandir(top) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError:
             continue
+        names = [e.name for e in entries]
+        if ".gitignore" in names:  # the listing says so: no stat in every folder
+            ignores.add(here)
+        if on_folder is not None:
+            on_folder(here, names)
         subdirs = []
         for e in entries:
             try:
