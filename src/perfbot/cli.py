@@ -902,7 +902,9 @@ def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
         ctx = multiprocessing.get_context()
     else:
         _warm(func)  # the workers inherit it
-    chunk = max(1, len(jobs) // (workers * 4))
+    # 16 chunks a worker: the last chunks finish closer together than with 4 (each a 1/8 of the
+    # work on 2 cores); x10 tree, 10 alternating runs: median wall 1.18 s against 1.25 s, CPU alike
+    chunk = max(1, len(jobs) // (workers * 16))
     with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         yield from pool.map(func, jobs, chunksize=chunk)
 
