@@ -18,7 +18,7 @@ Peers: markdownlint-cli2 is installed from npm into bench/.node (not committed) 
 rumdl and mdformat are Python packages (`pip install rumdl mdformat mdformat-gfm`); a peer that is
 not installed is skipped with a note.
 
-Usage: python bench/bench_check.py [--times N] [--corpus DIR] [--runs R] [--format F]
+Usage: python bench/bench_check.py [--times N] [--corpus DIR] [--runs R] [--format F] [--python PY]
 Prints figures; asserts nothing.
 """
 
@@ -59,7 +59,11 @@ def tool(name: str) -> str | None:
     return shutil.which(name)
 
 
-def perfbot_cmd() -> list[str]:
+def perfbot_cmd(python: str | None = None) -> list[str]:
+    """perfbot as installed for ``python`` (default: the interpreter running the bench)."""
+    if python:
+        script = Path(python).parent / "perfbot"
+        return [str(script)] if script.exists() else [python, "-m", "perfbot"]
     found = tool("perfbot")
     return [found] if found else [sys.executable, "-m", "perfbot"]
 
@@ -137,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="runs per tool; the median is shown")
     ap.add_argument("--format", default="text", help="perfbot's --format (default text)")
     ap.add_argument(
+        "--python",
+        help="time the perfbot of this interpreter (e.g. a venv of its own, as users install it; "
+        "an interpreter whose site-packages hold .pth files starts slower)",
+    )
+    ap.add_argument(
         "--peers",
         default="markdownlint-cli2,rumdl,mdformat",
         help="comma-separated peers to run (default: all three; mdformat is the slowest)",
@@ -146,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if not corpus.is_dir():
         print(f"bench: no corpus at {corpus}", file=sys.stderr)
         return 2
-    pb = perfbot_cmd()
+    pb = perfbot_cmd(args.python)
     with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as tmp:
         work = Path(tmp)
         n, size = replicate(corpus, work / "tree", args.times)

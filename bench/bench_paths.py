@@ -320,10 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     skip = {x.strip() for x in args.skip.split(",")}
     if args.python:
         PYTHON = args.python
-        script = Path(args.python).parent / "perfbot"
-        pb = [str(script)] if script.exists() else [args.python, "-m", "perfbot"]
-    else:
-        pb = perfbot_cmd()
+    pb = perfbot_cmd(args.python)
     print(f"{os.cpu_count()} cores; load average {load()}")
     with tempfile.TemporaryDirectory(prefix="perfbot-bench-") as tmp:
         work = Path(tmp)
