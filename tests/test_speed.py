@@ -384,3 +384,25 @@ def test_configs_are_found_through_the_walks_listings(
         if path == repo:
             assert {"PB303", "PB201"} <= rules["c"]
     clear_caches()
+
+
+def test_a_listing_with_a_config_name_in_another_case_is_left_to_the_file_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # on a case-insensitive file system (macOS, Windows) `.Perfbot.yml` is what the stat of
+    # `.perfbot.yml` finds: a folder listing it must not be taken for one without a config
+    from perfbot.config import clear_caches
+    from perfbot.config_light import find_config_file, note_listing
+
+    clear_caches()
+    asked: list[str] = []
+    monkeypatch.setattr("os.path.isfile", lambda p: asked.append(str(p)) or False)
+    note_listing(str(tmp_path / "a"), ["README.md", ".Perfbot.yml"])
+    note_listing(str(tmp_path / "b"), ["README.md", ".GIT"])
+    note_listing(str(tmp_path / "c"), ["README.md"])
+    for d in "abc":
+        find_config_file(tmp_path / d)
+    assert str(tmp_path / "a" / ".perfbot.yml") in asked
+    assert str(tmp_path / "b" / ".perfbot.yml") in asked
+    assert str(tmp_path / "c" / ".perfbot.yml") not in asked
+    clear_caches()

@@ -39,8 +39,10 @@ _MAX_CACHED = 65536
 def note_listing(folder: str, names: Collection[str]) -> None:
     """What a walk read of ``folder`` (absolute): the names of its entries. A folder holding none
     of the config names and no ``.git`` is remembered, so that :func:`find_config_file` does not
-    stat three paths in it again (a tree of 1,650 READMEs in 1,650 folders: ~50 ms)."""
-    if _MARKERS.isdisjoint(names):
+    stat three paths in it again (a tree of 1,650 READMEs in 1,650 folders: ~50 ms). Names are
+    compared case-blind: on a case-insensitive file system `.Perfbot.yml` answers the stat of
+    `.perfbot.yml`, so such a folder is left to the stat, as before."""
+    if _MARKERS.isdisjoint(n.lower() for n in names):
         if len(_BARE) > _MAX_CACHED:
             _BARE.clear()
         _BARE.add(folder)
