@@ -741,17 +741,10 @@ def parse_perf_recorder(
     info = info or ParseInfo()
     out = Samples(info)
     for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
-        if type(row) is _Rows:
-            if min(row.keys) >= 1:
-                out.add_columns(row.keys, row.secs, [1] * len(row.keys), "step")
-                out.cap()
-                continue
-            row_pairs: Iterable[tuple[int, float]] = zip(row.keys, row.secs, strict=True)
-        else:
-            row_pairs = () if row is None else (row,)
-        for step, sec in row_pairs:
-            if step >= 1:
-                out.add(step, sec, 1, "step")
+        if type(row) is _Rows:  # its keys are all >= 1 (_row_keys, _plain_run)
+            out.add_columns(row.keys, row.secs, [1] * len(row.keys), "step")
+        elif row is not None and row[0] >= 1:
+            out.add(row[0], row[1], 1, "step")
         out.cap()
     return out
 
