@@ -54,21 +54,19 @@ def find_config_file(directory: str | os.PathLike[str]) -> Path | None:
     A loop, not a recursion: a tree thousands of folders deep is an ordinary input."""
     chain: list[str] = []
     d = os.fspath(directory)
-    isfile, exists, join, dirname = os.path.isfile, os.path.exists, os.path.join, os.path.dirname
     while True:
         if d in _FOUND:
             found = _FOUND[d]
             break
         chain.append(d)
-        parent = dirname(d)
-        if d in _BARE:
+        parent = os.path.dirname(d)
+        if d in _BARE:  # its listing holds neither a config file nor .git
             found = None
-            if parent == d:
+        else:
+            found = next((f for n in CONFIG_NAMES if os.path.isfile(f := os.path.join(d, n))), None)
+            if found is not None or os.path.exists(os.path.join(d, ".git")):
                 break
-            d = parent
-            continue
-        found = next((f for n in CONFIG_NAMES if isfile(f := join(d, n))), None)
-        if found is not None or exists(join(d, ".git")) or parent == d:
+        if parent == d:
             break
         d = parent
     if len(_FOUND) > _MAX_CACHED:
