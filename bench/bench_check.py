@@ -68,6 +68,20 @@ def perfbot_cmd(python: str | None = None) -> list[str]:
     return [found] if found else [sys.executable, "-m", "perfbot"]
 
 
+def rumdl_check(rumdl: str, target: str) -> list[str]:
+    """rumdl on ``target`` with the table rules only (``check --fix`` for its fix)."""
+    return [rumdl, "check", "--no-config", "--no-cache", "--enable", TABLE_RULES, target]
+
+
+def markdownlint_in(work: Path) -> Path | None:
+    """markdownlint-cli2 (:func:`ensure_markdownlint`), set up in ``work`` to run the table rules
+    only; None when it is not available."""
+    mlc = ensure_markdownlint()
+    if mlc is not None:
+        (work / ".markdownlint-cli2.jsonc").write_text(json.dumps(MLC_CONFIG))
+    return mlc
+
+
 def ensure_markdownlint() -> Path | None:
     binary = NODE_DIR / "node_modules" / ".bin" / "markdownlint-cli2"
     if binary.exists():
@@ -167,16 +181,14 @@ def main(argv: list[str] | None = None) -> int:
             "perfbot check": [*pb, "check", "--format", args.format, "--fail-on", "never", "tree"],
         }
         peers = {x.strip() for x in args.peers.split(",") if x.strip()}
-        mlc = ensure_markdownlint() if "markdownlint-cli2" in peers else None
+        mlc = markdownlint_in(work) if "markdownlint-cli2" in peers else None
         if mlc is not None:
-            (work / ".markdownlint-cli2.jsonc").write_text(json.dumps(MLC_CONFIG))
             tools["markdownlint-cli2"] = [str(mlc), "tree/**/*.md"]
         elif "markdownlint-cli2" in peers:
             print("markdownlint-cli2: not available (npm missing or install failed)")
         rumdl = tool("rumdl") if "rumdl" in peers else None
         if rumdl:
-            tools["rumdl"] = [rumdl, "check", "--no-config", "--no-cache", "--enable", TABLE_RULES,
-                              "tree"]  # fmt: skip
+            tools["rumdl"] = rumdl_check(rumdl, "tree")
         elif "rumdl" in peers:
             print("rumdl: not installed (pip install rumdl)")
         mdformat = tool("mdformat") if "mdformat" in peers else None

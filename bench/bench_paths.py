@@ -33,7 +33,6 @@ Prints figures; asserts nothing.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -46,13 +45,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_check import (
     CORPUS,
-    MLC_CONFIG,
-    NODE_DIR,
-    TABLE_RULES,
     corpus_files,
     load,
+    markdownlint_in,
     perfbot_cmd,
     replicate,
+    rumdl_check,
     tool,
 )
 
@@ -102,8 +100,7 @@ def one_readme(pb: list[str], work: Path, runs: int, base: str | None = None) ->
         envs[name] = base_env(base)
     rumdl = tool("rumdl")
     if rumdl:
-        cmds["rumdl check one/README.md"] = [rumdl, "check", "--no-config", "--no-cache",
-                                             "--enable", TABLE_RULES, "one/README.md"]  # fmt: skip
+        cmds["rumdl check one/README.md"] = rumdl_check(rumdl, "one/README.md")
     cpu: dict[str, list[float]] = {k: [] for k in cmds}
     for name in cmds:  # warm-up: the bytecode cache
         run(cmds[name], work, envs.get(name))
@@ -186,11 +183,10 @@ def peer_fixers(work: Path) -> list[tuple[str, list[str], list[str]]]:
     out = []
     rumdl = tool("rumdl")
     if rumdl:
-        check = [rumdl, "check", "--no-config", "--no-cache", "--enable", TABLE_RULES, "tree"]
+        check = rumdl_check(rumdl, "tree")
         out.append(("rumdl", check, [*check[:2], "--fix", *check[2:]]))
-    mlc = NODE_DIR / "node_modules" / ".bin" / "markdownlint-cli2"  # if bench_check installed it
-    if mlc.exists():
-        (work / ".markdownlint-cli2.jsonc").write_text(json.dumps(MLC_CONFIG))
+    mlc = markdownlint_in(work)
+    if mlc is not None:
         out.append(("markdownlint-cli2", [str(mlc), "tree/**/*.md"],
                     [str(mlc), "--fix", "tree/**/*.md"]))  # fmt: skip
     return out
