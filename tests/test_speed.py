@@ -5,6 +5,7 @@ No wall-clock assertions here (those are in bench/): these tests count the work.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -225,7 +226,6 @@ _json_values = st.recursive(
 def test_json_output_is_the_standard_librarys_text(data: object) -> None:
     # any text: control characters, U+2028, emoji, lone surrogates (undecodable bytes read with
     # surrogateescape), integers beyond 64 bits: orjson or the fallback, never a difference
-    import json
 
     from perfbot.report.json import dumps
 
@@ -234,7 +234,6 @@ def test_json_output_is_the_standard_librarys_text(data: object) -> None:
 
 @pytest.mark.skipif(not HAVE_ORJSON, reason="orjson is not installed")
 def test_json_output_uses_orjson_when_installed(monkeypatch: pytest.MonkeyPatch) -> None:
-    import json
 
     from perfbot.report import json as report_json
 
@@ -373,7 +372,6 @@ def test_configs_are_found_through_the_walks_listings(
         # by the walk's own search for the repository's top)
         listed = {near, plain} - {path}
         assert [p for p in seen if Path(p).parent in listed] == []
-        import json
 
         rules = {}
         for f in json.loads(capsys.readouterr().out)["findings"]:
