@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .engine import FileResult
     from .report.stream import Document
     from .source import FileError, Source
+    from .targets import Target
 
 PROG = "perfbot"
 FORMATS = ("text", "json", "sarif", "github", "rdjson")
@@ -492,15 +493,17 @@ class _Runner:
             load_config(args.config)  # a bad --config is a usage error: raises ConfigError
         self.selection = _Selection(args.select, args.ignore)
 
-    def config(self, job: _Job) -> tuple[Config, str] | None:
-        """(config, folder that paths/exclude are relative to), or None after a config error."""
+    def target(self, job: _Job) -> Target | None:
+        """The file's config (the selection applied) and whether it is a model README
+        (:func:`perfbot.targets.target`), or None after a config error."""
         from pathlib import Path
 
-        from .config_light import ConfigError, config_for, find_config_file
+        from .config_light import ConfigError, find_config_file
         from .source import FileError
+        from .targets import Target, WorkTree, target
 
         try:
-            config, cfg_path = config_for(job.path, self.args.config)
+            config, decision, paths_base = target(job.path, WorkTree(self.args.config), job.root)
         except ConfigError as e:
             found = find_config_file(Path(job.path).resolve().parent)
             where = os.path.relpath(found) if found else job.path
@@ -511,40 +514,23 @@ class _Runner:
                 self._bad_configs.add((where, msg))
                 self.errors.append(FileError(where, msg))
             return None
-        base = str(cfg_path.parent) if cfg_path is not None else job.root
-        return self.selection.apply(config), base
-
-    def decide(self, job: _Job, base: str, config: Config) -> bool | None:
-        """True: check; False: skip; None: check when it holds a Requirements/Performance table."""
         if job.explicit and not self.args.force_exclude:
-            return True
-        if not config.paths and not config.exclude:
-            return None  # the content decides (and the default config needs no pydantic)
-        from .config_tree import base_of
-
-        here = os.path.abspath(job.path)
-        rel = os.path.relpath(here, os.path.abspath(base_of(config, "paths", base)))
-        ex = os.path.relpath(here, os.path.abspath(base_of(config, "exclude", base)))
-        decision = config.is_model_readme(rel, ex)
-        if config.paths and not job.explicit:  # pre-commit names files: no match is normal
-            key = (tuple(config.paths), base_of(config, "paths", base))
+            decision = True  # a file named on the command line is checked
+        elif config.paths and not job.explicit:  # pre-commit names files: no match is normal
+            key = (tuple(config.paths), paths_base)
             self.paths_used.setdefault(key, False)
             if decision:
                 self.paths_used[key] = True
-        return decision
+        return Target(self.selection.apply(config), decision, paths_base)
 
     def jobs(self) -> Iterator[tuple[str, Config, bool | None, str | None]]:
         """(path, config, decision, root) of every file to check; nothing is read yet. ``root``
         is the folder being walked (a symlink out of it is not followed), None for a named
         file."""
         for job in _targets(self.args.paths, self.errors):
-            got = self.config(job)
-            if got is None:
-                continue
-            config, base = got
-            decision = self.decide(job, base, config)
-            if decision is not False:
-                yield job.path, config, decision, None if job.explicit else job.root
+            got = self.target(job)
+            if got is not None and got.decision is not False:
+                yield job.path, got.config, got.decision, None if job.explicit else job.root
         for (paths, folder), used in self.paths_used.items():
             if not used and not self.args.quiet:
                 where = os.path.relpath(folder) if folder else "."

@@ -8,10 +8,11 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from ...config import Config, ConfigError, config_for, load_config
+from ...config import Config, ConfigError, load_config
 from ...engine import check_source
 from ...hunks import FilterMode, hunks_by_path
 from ...source import MAX_BYTES, FileError, Source, decode, read_source
+from ...targets import OneConfig, Target, WorkTree, target, walked
 from ..client import Client, GitHubError, NetworkError
 from ..event import PullRequestInfo, workspace_head
 from .plan import Plan, decide, plan_file
@@ -43,33 +44,24 @@ class _Reader:
             head = workspace_head(self.workspace)
             self.from_workspace = head is not None and head == self.pr.head_sha.lower()
 
-    def config(self, path: str) -> tuple[Config, str]:
-        """(config, the path relative to the config's folder). Raises ConfigError."""
+    def target(self, path: str) -> Target:
+        """The file's config and whether it is a model README, as ``perfbot check`` decides on the
+        checkout (:func:`perfbot.targets.target`). Raises ConfigError."""
         if self.workspace and os.path.isdir(self.workspace):
             full = os.path.join(self.workspace, path)
-            config, found = config_for(full, self.config_path)
-            base = str(found.parent) if found is not None else self.workspace
-            if self.config_path is not None:
-                base = self.workspace
-            return config, os.path.relpath(os.path.abspath(full), os.path.abspath(base))
-        if self.config_path:
-            return load_config(self.config_path), path
-        return Config(), path
-
-    def decide(self, path: str, config: Config, rel: str) -> bool | None:
-        """True: check; False: skip; None: check if it holds a model table (and is a README)."""
-        if self.paths and Config(paths=self.paths).is_model_readme(path) is not True:
-            return False
-        decision = config.is_model_readme(rel)
-        if decision is False:
-            return False
-        if self.paths:
-            return True
-        if decision is None:
-            name = path.rsplit("/", 1)[-1].lower()
-            if not (name.startswith("readme") and name.endswith(".md")):
-                return False
-        return decision
+            got = target(full, WorkTree(self.config_path), self.workspace)
+        else:  # no checkout: no nested configs to read
+            config = load_config(self.config_path) if self.config_path else Config()
+            got = target(path, OneConfig(config), ".")
+        decision = got.decision
+        if self.paths:  # the action's `paths`: these files, as if named on the command line
+            if Config(paths=self.paths).is_model_readme(path) is not True or decision is False:
+                decision = False
+            else:
+                decision = True
+        elif not walked(path):
+            decision = False  # `perfbot check .` would not visit it
+        return got._replace(decision=decision)
 
     def read(self, path: str) -> Source | FileError:
         if self.from_workspace:
@@ -112,14 +104,13 @@ def build_plan(
         if f.get("status") == "removed":
             continue
         try:
-            config, rel = reader.config(path)
+            config, decision, _ = reader.target(path)
         except ConfigError as e:
             msg = str(e)
             if msg not in bad_configs:
                 bad_configs.add(msg)
                 plan.errors.append(FileError(path, msg))
             continue
-        decision = reader.decide(path, config, rel)
         if decision is False:
             continue
         src = reader.read(path)
