@@ -88,14 +88,15 @@ def test_unknown_names_are_warnings_and_known_names_still_apply():
 
 
 def test_hostile_directives_are_bounded():
+    from perfbot.rules import resolve
     from perfbot.suppress import MAX_DIRECTIVES, MAX_UNKNOWN, parse_directives
 
     many = [f"<!-- perfbot-disable nope{i} -->" for i in range(MAX_DIRECTIVES + 50)]
-    got = parse_directives(many)
+    got = parse_directives(many, resolve)
     assert len(got.items) == MAX_DIRECTIVES and len(got.unknown) == MAX_UNKNOWN
     # a comment that never closes is no directive; a comment runs to its first -->
-    assert parse_directives(["<!-- perfbot-disable " + " " * 100_000]).items == []
-    assert parse_directives(["<!-- perfbot-disable PB301" * 1000]).items == []
+    assert parse_directives(["<!-- perfbot-disable " + " " * 100_000], resolve).items == []
+    assert parse_directives(["<!-- perfbot-disable PB301" * 1000], resolve).items == []
     line = "<!-- x --> <!-- perfbot-enable --> <!-- perfbot-disable PB301 <!-- -->"
-    got = parse_directives([line])
+    got = parse_directives([line], resolve)
     assert [d.kind for d in got.items] == ["enable", "disable"] and got.unknown == [(1, "<!--")]

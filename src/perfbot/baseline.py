@@ -27,8 +27,7 @@ from typing import TYPE_CHECKING
 from .fingerprint import fingerprint
 
 if TYPE_CHECKING:
-    from .engine import FileResult
-    from .registry import Finding
+    from .findings import FileResult, Finding
 
 VERSION = 1
 MAX_BYTES = 64 * 1024 * 1024

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .registry import Rule
+    from .rules import Rule
 
 # Where the rendered page is published; SARIF ``helpUri``s point into it. OWNER is a placeholder,
 # the same as in the docs and example workflows: the GitHub account perfbot is published from.
@@ -102,7 +102,7 @@ def _cell(text: str) -> str:
 def render_rules_md(rules: list[Rule] | None = None) -> str:
     """The whole ``docs/rules.md`` page."""
     if rules is None:
-        from .registry import all_rules
+        from .rules import all_rules
 
         rules = all_rules()
     head = [

@@ -7,15 +7,15 @@ A rule that raises is a perfbot bug; it becomes an ``internal-error`` finding fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import registry
+from . import rules as registry
 from .config_light import DEFAULT
 from .context import Context, spec_for
+from .findings import SEVERITIES, FileResult, Finding
 from .fix import Fix, apply_to_lines, select_fixes
 from .model import Document
-from .registry import RULES, SEVERITIES, Finding, Rule, all_rules
+from .rules import RULES, Rule, all_rules, resolve
 from .source import Source
 from .suppress import directives_of, suppress
 
@@ -23,17 +23,6 @@ if TYPE_CHECKING:
     from .config import Config
 
 __all__ = ["Context", "FileResult", "check_source", "fix_result", "fix_source", "spec_for"]
-
-
-@dataclass(slots=True)
-class FileResult:
-    path: str
-    findings: list[Finding] = field(default_factory=list)
-    error: str | None = None  # a per-file error (unreadable, bad config)
-    source: Source | None = None
-    # the parsed document has a Requirements or Performance table (pipe or HTML): the content
-    # test for "is this a model README" when the config's paths/exclude do not decide
-    has_model_tables: bool = False
 
 
 def _has_model_tables(doc: Document) -> bool:
@@ -143,7 +132,7 @@ def check_source(
     has = _has_model_tables(ctx.doc)
     if require_model_tables and not has:
         return FileResult(source.path, [], source=source, has_model_tables=False)
-    findings = suppress(run_rules(ctx), directives_of(ctx), ctx.doc)
+    findings = suppress(run_rules(ctx), directives_of(ctx, resolve), ctx.doc)
     return FileResult(source.path, findings, source=source, has_model_tables=has)
 
 

@@ -14,6 +14,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .display import display_path, printable
+
 _ENDING = re.compile(r"(\r\n|\r|\n)")
 _ENDINGS = {e: e for e in ("\r\n", "\r", "\n")}
 
@@ -32,8 +34,6 @@ class FileError:
     def __str__(self) -> str:
         # one line, whatever the path or message holds (a file name with a newline must not
         # start a line of its own in a CI log: a forged workflow command)
-        from .report import display_path, printable
-
         return f"{display_path(self.path)}: error: {printable(self.message)}"
 
 

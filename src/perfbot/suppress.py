@@ -24,8 +24,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .findings import Finding
     from .model import Document
-    from .registry import Finding
+
+    #: a rule's name (id or slug, as written) -> its id, or None for no rule
+    Resolve = Callable[[str], str | None]
 
 _DIRECTIVE = re.compile(r"perfbot-(disable-next-table|disable-file|disable|enable)\b")
 MAX_DIRECTIVES = 1000  # per file: more is not a README someone wrote by hand
@@ -48,10 +53,9 @@ class Directives:
     unknown: list[tuple[int, str]] = field(default_factory=list)  # (line, name as written)
 
 
-def parse_directives(lines: list[str]) -> Directives:
-    """Every directive of a document, with its names resolved to rule ids."""
-    from .registry import all_rules, get_rule
-
+def parse_directives(lines: list[str], resolve: Resolve) -> Directives:
+    """Every directive of a document, with its names resolved to rule ids by ``resolve``
+    (:func:`perfbot.rules.resolve`)."""
     out = Directives()
     fence = ""
     for n, line in enumerate(lines, 1):
@@ -71,15 +75,14 @@ def parse_directives(lines: list[str]) -> Directives:
             names = tuple(x for x in re.split(r"[\s,]+", body) if x)[:100]
             rules: set[str] | None = None
             if names:
-                all_rules()
                 rules = set()
                 for name in names:
-                    r = get_rule(name)
-                    if r is None:
+                    rid = resolve(name)
+                    if rid is None:
                         if len(out.unknown) < MAX_UNKNOWN:
                             out.unknown.append((n, name))
                     else:
-                        rules.add(r.id)
+                        rules.add(rid)
             out.items.append(Directive(n, kind, names, None if rules is None else frozenset(rules)))
     return out
 
@@ -102,11 +105,12 @@ def _comments(line: str):
         pos = end + 3
 
 
-def directives_of(ctx) -> Directives:  # ctx: perfbot.engine.Context (memoised per document)
+def directives_of(ctx, resolve: Resolve) -> Directives:  # ctx: perfbot.context.Context
+    """:func:`parse_directives` of the document, memoised per document."""
     got = ctx.memo.get(_MEMO_KEY)
     if got is None:
         text = ctx.source
-        got = parse_directives(text.lines) if "perfbot-" in text.text else Directives()
+        got = parse_directives(text.lines, resolve) if "perfbot-" in text.text else Directives()
         ctx.memo[_MEMO_KEY] = got
     return got
 

@@ -80,7 +80,10 @@ def target(path: str, reader: Reader, root: str) -> Target:
     """The config of the file at ``path`` and whether it is a model README. ``root``: the folder
     being checked (the checkout for a review). Raises ConfigError."""
     config, base = reader.config(path, root)
-    return Target(config, decide(path, config, base), base_of(config, "paths", base))
+    # only a config with `paths` asks where they came from (the default config answers its
+    # attributes without pydantic, not where its values came from)
+    paths_base = base_of(config, "paths", base) if config.paths else base
+    return Target(config, decide(path, config, base), paths_base)
 
 
 def walked(rel: str) -> bool:

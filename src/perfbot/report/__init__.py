@@ -10,15 +10,15 @@ file is checked so that it can drop the file's source (:mod:`perfbot.report.stre
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from importlib import import_module
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
+from ..display import display_path, printable  # noqa: F401 - the CLI takes them from here
+
 if TYPE_CHECKING:
-    from ..engine import FileResult
-    from ..registry import Finding
+    from ..findings import FileResult, Finding
     from ..source import FileError
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson")
@@ -103,32 +103,6 @@ def summary_line(results: Sequence[FileResult], errors: Sequence[FileError] = ()
     return text
 
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def printable(s: str) -> str:
-    """``s`` on one line for a terminal or a CI log: control characters (newlines included)
-    shown as escapes (``\\n``, ``\\x1b``), so a file name or message cannot start a line of
-    its own, such as a forged ``::error`` workflow command, or move the cursor."""
-
-    def esc(m: re.Match[str]) -> str:
-        c = m.group()
-        return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
-
-    return _CONTROL.sub(esc, s)
-
-
-def display_path(path: str) -> str:
-    """A path at the start of an output line: :func:`printable`, and ``./`` in front of one that
-    would read as a workflow command (``::error ...``, ``##[error]``; the runner ignores leading
-    blanks)."""
-    p = printable(path)
-    if p.lstrip().startswith(("::", "##[")):
-        p = "./" + p
-    return p
-
-
 def relative_uri(path: str, root: str | None = None) -> tuple[str, bool]:
     """``path`` as a forward-slash path relative to ``root`` (default: as given).
 
@@ -144,13 +118,3 @@ def relative_uri(path: str, root: str | None = None) -> tuple[str, bool]:
     if os.path.isabs(p):
         return p.replace(os.sep, "/"), False
     return p.replace(os.sep, "/"), True
-
-
-def rule_meta(rule_id: str) -> tuple[str, str, str, str]:
-    """(slug, severity, summary, fix availability) of a registered rule; blanks when unknown."""
-    from ..registry import get_rule
-
-    r = get_rule(rule_id)
-    if r is None:
-        return "", "", "", "never"
-    return r.slug, r.severity, r.summary, r.fix

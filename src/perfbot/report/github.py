@@ -15,8 +15,7 @@ from . import findings, relative_uri
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..engine import FileResult
-    from ..registry import Finding
+    from ..findings import FileResult, Finding
     from ..source import FileError
     from .stream import Document
 

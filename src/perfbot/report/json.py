@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..engine import FileResult
-    from ..registry import Finding
+    from ..findings import FileResult, Finding
     from ..source import FileError, Source
     from .stream import Document
 

@@ -18,8 +18,7 @@ from . import relative_uri
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..engine import FileResult
-    from ..registry import Finding
+    from ..findings import FileResult, Finding
     from ..source import FileError, Source
     from .stream import Document
 

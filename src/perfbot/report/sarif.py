@@ -26,9 +26,9 @@ from .json import columns
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from ..engine import FileResult
+    from ..findings import FileResult, Finding
     from ..fix import Fix
-    from ..registry import Finding, Rule
+    from ..rules import Rule
     from ..source import FileError, Source
     from .stream import Document
 
@@ -188,7 +188,7 @@ def _log(
 ) -> dict[str, Any]:
     """The SARIF log around ``results``, describing the rules ``(id, slug, severity)`` seen."""
     from .. import __version__
-    from ..registry import all_rules
+    from ..rules import all_rules
 
     # the rules with results, described from the registry: loaded here, since the parent
     # process of a parallel check never ran a rule (its descriptors used to lose their text)

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ..engine import FileResult
+    from ..findings import FileResult
     from ..source import FileError
 
 # the items' place in a skeleton document: a string no finding, path or message can be alone on

@@ -6,11 +6,11 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from . import display_path, findings, printable, summary_line
+from ..display import display_path, printable
+from . import findings, summary_line
 
 if TYPE_CHECKING:
-    from ..engine import FileResult
-    from ..registry import Finding
+    from ..findings import FileResult, Finding
     from ..source import FileError
 
 

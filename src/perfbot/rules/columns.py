@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Cell, Table
-from ..registry import Issue, rule
 from ..spec import header_parts
 from ._util import floor_table, q, reordered
+from .registry import Issue, rule
 
 
 def _rename(cell: Cell, name: str) -> Edit:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
-from ..registry import Issue, rule
 from ..suppress import directives_of
+from .registry import Issue, resolve, rule
 
 
 @rule("PB001", "unknown-directive-rule", severity="warning", scope="document")
@@ -23,7 +23,7 @@ def unknown_directive_rule(ctx: Context) -> Iterator[Issue]:
     Use instead:
         <!-- perfbot-disable-next-table PB306 -->
     """
-    for line, name in directives_of(ctx).unknown:
+    for line, name in directives_of(ctx, resolve).unknown:
         yield Issue(
             line,
             f"`{name}` in this perfbot directive is not a rule (see `perfbot rules`); it is ignored",

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..model import Row, Table
-from ..registry import Issue, rule
 from ..spec.versions import mindspore_versions, parse_version
 from ._util import floor_table, q, set_cell
+from .registry import Issue, rule
 
 _COLS = {"mindspore": "mindspore", "driver": "ascend driver", "firmware": "firmware",
          "cann": "cann toolkit/kernel"}  # fmt: skip

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from ..context import Context
 from ..fix import Edit, Fix
-from ..registry import Issue, rule
 from ._util import floor_table, q
+from .registry import Issue, rule
 
 
 def requirements_lines(ctx: Context, versions: list[str]) -> list[str] | None:

@@ -8,9 +8,9 @@ from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Sentence, Table
 from ..parse import canonical_sentence, sentence_span
-from ..registry import Issue, rule
 from ..spec.versions import mindspore_versions, normalize_mindspore
 from ._util import floor_table, q
+from .registry import Issue, rule
 
 
 def _differs(text: str, want: str, width: int = 60) -> str:

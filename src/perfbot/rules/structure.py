@@ -9,7 +9,7 @@ from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Table
 from ..parse import MAX_TABLES
-from ..registry import Issue, rule
+from .registry import Issue, rule
 
 
 @rule("PB601", "ragged-row", severity="error", scope="tables")

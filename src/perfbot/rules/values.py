@@ -9,7 +9,6 @@ from dataclasses import dataclass
 
 from ..context import Context
 from ..model import Cell, Row, Table
-from ..registry import Issue, rule
 from ..spec import Resolved
 from ..spec.forms import (
     FORMS,
@@ -22,6 +21,7 @@ from ..spec.forms import (
     round2,
 )
 from ._util import q, set_cell
+from .registry import Issue, rule
 
 # --- numbers as shown, with the precision they were rounded to ---------------------------------
 

@@ -62,7 +62,7 @@ from pydantic import ValidationError
 from ...config import Config, ConfigError, config_for, load_config
 from ...engine import FileResult, at_or_above
 from ...hunks import FilterMode
-from ...registry import get_rule
+from ...rules import get_rule
 from ..client import Client, GitHubError, NetworkError, RateLimitedError
 from ..event import CIEnv, EventError, PullRequestInfo, in_github_actions
 from ..markdown import code

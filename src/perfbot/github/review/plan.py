@@ -10,9 +10,9 @@ from typing import Any, Literal
 
 from ...config import Config
 from ...engine import MAX_FIX_PASSES, Context, FileResult, check_source
+from ...findings import SEVERITIES, Finding
 from ...fix import Edit, apply_to_lines, select_fixes
 from ...hunks import FilterMode, Hunk, can_suggest, commentable_lines, in_scope
-from ...registry import SEVERITIES, Finding
 from ...source import FileError, Source, split_lines
 from ..suggest import fingerprint
 

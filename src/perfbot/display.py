@@ -1,0 +1,31 @@
+"""Text safe to print: one line, whatever a file name or message holds (the reporters, the CLI and
+:class:`perfbot.source.FileError` use it; it imports nothing of perfbot)."""
+
+from __future__ import annotations
+
+import re
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(s: str) -> str:
+    """``s`` on one line for a terminal or a CI log: control characters (newlines included)
+    shown as escapes (``\\n``, ``\\x1b``), so a file name or message cannot start a line of
+    its own, such as a forged ``::error`` workflow command, or move the cursor."""
+
+    def esc(m: re.Match[str]) -> str:
+        c = m.group()
+        return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+    return _CONTROL.sub(esc, s)
+
+
+def display_path(path: str) -> str:
+    """A path at the start of an output line: :func:`printable`, and ``./`` in front of one that
+    would read as a workflow command (``::error ...``, ``##[error]``; the runner ignores leading
+    blanks)."""
+    p = printable(path)
+    if p.lstrip().startswith(("::", "##[")):
+        p = "./" + p
+    return p
