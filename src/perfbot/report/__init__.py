@@ -12,29 +12,14 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from importlib import import_module
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..display import display_path, printable  # noqa: F401 - the CLI takes them from here
+from .formats import FORMATS, Renderer, renderer  # noqa: F401 - the CLI takes them from here
 
 if TYPE_CHECKING:
     from ..findings import FileResult, Finding
     from ..source import FileError
-
-FORMATS = ("text", "json", "sarif", "github", "rdjson")
-
-
-class Renderer(Protocol):
-    def __call__(
-        self, results: Sequence[FileResult], errors: Sequence[FileError] = (), **kw: object
-    ) -> str: ...
-
-
-def renderer(name: str) -> Renderer:
-    """The ``render`` function of format ``name`` (one of :data:`FORMATS`)."""
-    if name not in FORMATS:
-        raise ValueError(f"unknown format {name!r}; known: {', '.join(FORMATS)}")
-    return import_module(f"{__name__}.{name}").render
 
 
 def findings(results: Iterable[FileResult]) -> Iterator[Finding]:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from ..findings import FileResult, Finding
     from ..source import FileError
-    from .stream import Document
+    from ._jsondoc import Parts
 
 LEVELS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -77,9 +77,7 @@ def part(result: FileResult, root: str | None = None) -> str:
     )
 
 
-def write_document(
-    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
-) -> None:
+def write_document(write: Callable[[str], object], doc: Parts, errors: Sequence[FileError]) -> None:
     """:func:`render`'s text from the parts (``--statistics``: not streamed)."""
     for p in doc.parts:
         write(p)

@@ -31,12 +31,14 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ._jsondoc import HOLE, dumps, frame, items
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..findings import FileResult, Finding
     from ..source import FileError, Source
-    from .stream import Document
+    from ._jsondoc import Parts
 
 VERSION = 1
 ITEM_INDENT = " " * 4  # a finding's indent in the document's "findings" list
@@ -102,41 +104,18 @@ def _errors(errors: Sequence[FileError]) -> list[dict[str, str]]:
     return [{"path": e.path, "message": e.message} for e in errors]
 
 
-def part(result: FileResult) -> str:
+def part(result: FileResult, root: str | None = None) -> str:
     """The file's findings as they appear in the document's "findings" list (see
     :mod:`perfbot.report.stream`); the file's source is not needed after this."""
-    from .stream import items
-
     return items([finding_dict(f, result.source) for f in result.findings], ITEM_INDENT)
 
 
-def write_document(
-    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
-) -> None:
+def write_document(write: Callable[[str], object], doc: Parts, errors: Sequence[FileError]) -> None:
     """What :func:`render` returns, written part by part."""
-    from .stream import HOLE, frame
-
     skeleton = {"version": VERSION, "files": doc.files, "findings": [HOLE],
                 "errors": _errors(errors)}  # fmt: skip
     frame(skeleton, ITEM_INDENT).write(write, doc.parts)
     write("\n")
-
-
-def dumps(data: Any) -> str:
-    """``json.dumps(data, indent=2, ensure_ascii=False)``: with orjson when it is installed (the
-    same text, several times faster: ``pip install 'perfbot[fast]'``), else, and for what orjson
-    refuses (a lone surrogate from an undecodable byte, an integer beyond 64 bits), the standard
-    library's encoder. ``tests/test_speed.py`` holds the two to the same text."""
-    try:
-        import orjson
-    except ImportError:
-        pass
-    else:
-        try:
-            return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode("utf-8")
-        except TypeError:  # orjson.JSONEncodeError is one
-            pass
-    return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 # Importing orjson costs ~8 ms (it imports datetime, zoneinfo, uuid, ...); the standard library's

@@ -14,13 +14,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import relative_uri
+from ._jsondoc import HOLE, frame, items
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from ..findings import FileResult, Finding
     from ..source import FileError, Source
-    from .stream import Document
+    from ._jsondoc import Parts
 
 SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
@@ -108,8 +109,6 @@ ITEM_INDENT = " " * 4  # a diagnostic's indent in "diagnostics"
 
 def part(result: FileResult, root: str | None = None) -> str:
     """The file's diagnostics as they appear in the document's "diagnostics" list."""
-    from .stream import items
-
     here = relative_uri(result.path, root)[0]  # once a file, not once a finding
     found = [
         _diagnostic(f, result.source, root, here if f.path == result.path else None)
@@ -118,13 +117,9 @@ def part(result: FileResult, root: str | None = None) -> str:
     return items(found, ITEM_INDENT)
 
 
-def write_document(
-    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
-) -> None:
+def write_document(write: Callable[[str], object], doc: Parts, errors: Sequence[FileError]) -> None:
     """What :func:`render` returns (with ``root`` the document's), written part by part."""
     from itertools import chain
-
-    from .stream import HOLE, frame, items
 
     tail = items(_error_diagnostics(errors, doc.root), ITEM_INDENT)
     frame(_result([HOLE]), ITEM_INDENT).write(write, chain(doc.parts, [tail]))

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from . import findings, relative_uri
+from ._jsondoc import HOLE, frame, items
 from .json import columns
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from ..fix import Fix
     from ..rules import Rule
     from ..source import FileError, Source
-    from .stream import Document
+    from ._jsondoc import Parts
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SRCROOT = "%SRCROOT%"
@@ -252,8 +253,6 @@ def local_rules(found: Sequence[Finding]) -> list[tuple[str, str, str]]:
 def part(result: FileResult, root: str | None = None) -> str:
     """The file's results as they appear in ``runs[0].results``, with ``ruleIndex`` counted in
     this file (:func:`local_rules`; :func:`reindex` makes it the run's)."""
-    from .stream import items
-
     index = {rule: i for i, (rule, _, _) in enumerate(local_rules(result.findings))}
     seen_fps: dict[str, int] = {}  # a fingerprint holds the file's path: per file is per run
     places = _Places(root)
@@ -271,12 +270,8 @@ def reindex(text: str, mapping: Sequence[int]) -> str:
     return _RULE_INDEX.sub(lambda m: f"{m.group(1)}{mapping[int(m.group(2))]},", text)
 
 
-def write_document(
-    write: Callable[[str], object], doc: Document, errors: Sequence[FileError]
-) -> None:
+def write_document(write: Callable[[str], object], doc: Parts, errors: Sequence[FileError]) -> None:
     """What :func:`render` returns (with ``root`` the document's), written part by part."""
-    from .stream import HOLE, frame
-
     skeleton = _log(doc.rules, errors, doc.root, None, [HOLE])
     frame(skeleton, ITEM_INDENT).write(write, doc.parts)
     write("\n")

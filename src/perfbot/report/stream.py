@@ -16,78 +16,15 @@ newline (it is escaped), so shifting lines never touches a value.
 
 from __future__ import annotations
 
-import re
-import zlib
-from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from ._jsondoc import HOLE, Frame, frame, items, pack, unpack  # noqa: F401 - the CLI's
+from .formats import FORMATS
 
 if TYPE_CHECKING:
     from ..findings import FileResult
     from ..source import FileError
-
-# the items' place in a skeleton document: a string no finding, path or message can be alone on
-# a line as (a NUL is escaped; and every other string of a skeleton is a dict value)
-HOLE = "\x00perfbot-items\x00"
-_HOLE_LINE = re.compile(r'\n( *)"\\u0000perfbot-items\\u0000"\n')
-
-
-def items(values: list[Any], indent: str) -> str:
-    """``values`` as the items of a JSON list whose items are indented by ``indent``: one dump of
-    the list, its brackets cut, every line shifted. "" for no values."""
-    from .json import dumps
-
-    if not values:
-        return ""
-    text = dumps(values)  # "[\n  item,\n  item\n]"
-    body = text[2:-2]
-    extra = indent[2:]
-    return extra + body.replace("\n", "\n" + extra) if extra else body
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A document around one list of items: ``head`` ends with its ``[``, ``tail`` starts with
-    the newline before its ``]``."""
-
-    head: str
-    indent: str
-    tail: str
-
-    def write(self, write: Callable[[str], object], parts: Iterable[str]) -> None:
-        write(self.head)
-        first = True
-        for p in parts:
-            if not p:
-                continue
-            write(("\n" if first else ",\n") + p)
-            first = False
-        if first:  # no items: `[]`, as json.dumps writes an empty list
-            write(self.tail[self.tail.index("]") :])
-        else:
-            write(self.tail)
-
-
-def frame(skeleton: dict[str, Any], indent: str) -> Frame:
-    """The frame of ``skeleton``, a document with ``[HOLE]`` where the items go (the first such
-    list); ``indent`` is what the parts were indented with (checked)."""
-    from .json import dumps
-
-    text = dumps(skeleton)
-    m = _HOLE_LINE.search(text)
-    if m is None or m.group(1) != indent:  # a perfbot bug, not an input problem
-        raise AssertionError("the items' place in the document is not where the parts expect it")
-    return Frame(text[: m.start()], indent, text[m.end() - 1 :])
-
-
-def pack(text: str) -> bytes:
-    """A part as it waits for the document: UTF-8 (lone surrogates kept), compressed (zlib's
-    fastest level: JSON shrinks 5-10x, for ~1 % of a check's CPU; made in the worker)."""
-    return zlib.compress(text.encode("utf-8", "surrogatepass"), 1)
-
-
-def unpack(data: bytes) -> str:
-    return zlib.decompress(data).decode("utf-8", "surrogatepass")
 
 
 class Document:
@@ -135,38 +72,14 @@ class Document:
             yield text
 
     def write(self, write: Callable[[str], object], errors: list[FileError]) -> None:
-        if self.fmt == "json":
-            from .json import write_document
-        elif self.fmt == "sarif":
-            from .sarif import write_document
-        elif self.fmt == "rdjson":
-            from .rdjson import write_document
-        else:  # github (with --statistics): the lines, then the errors'
-            from .github import write_document
+        """The whole document (github, with --statistics: the lines, then the errors')."""
+        write_document = FORMATS[self.fmt].write_document
+        if write_document is None:
+            raise ValueError(f"format {self.fmt!r} is not written as one document")
         write_document(write, self, errors)
 
 
 def part(fmt: str, result: FileResult, root: str | None = None) -> str:
     """One checked file's share of the output in ``fmt`` (any format; text and github: its
     lines). Pure: runs in a worker process when the pool is used."""
-    if fmt == "text":
-        from .text import part as text_part
-
-        return text_part(result)
-    if fmt == "github":
-        from .github import part as github_part
-
-        return github_part(result, root)
-    if fmt == "json":
-        from .json import part as json_part
-
-        return json_part(result)
-    if fmt == "sarif":
-        from .sarif import part as sarif_part
-
-        return sarif_part(result, root)
-    if fmt == "rdjson":
-        from .rdjson import part as rdjson_part
-
-        return rdjson_part(result, root)
-    raise ValueError(f"unknown format {fmt!r}")
+    return FORMATS[fmt].part(result, root)

@@ -29,7 +29,7 @@ def render(
     return "".join(line + "\n" for line in out)
 
 
-def part(result: FileResult) -> str:
+def part(result: FileResult, root: str | None = None) -> str:
     """The file's finding lines, as :func:`render` prints them (without the summary)."""
     return "".join(line(f) + "\n" for f in result.findings)
 
