@@ -16,8 +16,7 @@ from hypothesis import HealthCheck, given, settings
 
 from gfm import assert_inert, hostile, shape
 from perfbot.github.event import CIEnv
-from perfbot.github.review.plan import FilePlan, Item, Plan, Report
-from perfbot.github.review.post import Outcome
+from perfbot.github.review.plan import FilePlan, Item, Outcome, Plan, Report
 from perfbot.github.review.render import (
     body_block,
     comment_body,

@@ -67,8 +67,8 @@ from ..client import Client, GitHubError, NetworkError, RateLimitedError
 from ..event import CIEnv, EventError, PullRequestInfo, in_github_actions
 from ..markdown import code
 from .findings_file import FindingsFile, from_file, to_file
-from .plan import FilePlan, Item, Plan, Report, decide, fix_with_map, plan_file
-from .post import Existing, Outcome, Publisher
+from .plan import FilePlan, Item, Outcome, Plan, Report, decide, fix_with_map, plan_file
+from .post import Existing, Publisher
 from .post import _parse_posted as _parse_posted
 from .read import build_plan
 from .render import _resolved_body as _resolved_body

@@ -369,3 +369,19 @@ class Plan:
             "info": sum(r.severity == "info" for r in rs),
             "fixable": sum(r.fixable for r in rs),
         }
+
+
+@dataclass
+class Outcome:
+    """What a run did, for the job summary and the messages."""
+
+    posted_inline: int = 0
+    posted_body: int = 0
+    skipped: int = 0  # already posted
+    resolved: int = 0
+    outdated: int = 0
+    summary: str = ""  # "created" / "updated" / "unchanged" / ""
+    read_only: str = ""  # why nothing could be written
+    failures: list[str] = field(default_factory=list)
+    review_url: str = ""
+    summary_url: str = ""

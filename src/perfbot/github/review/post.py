@@ -13,7 +13,7 @@ from typing import Any
 from ..client import Client, GitHubError, NetworkError, ReadOnlyError
 from ..event import CIEnv
 from ..suggest import find_markers
-from .plan import _SEVERITY_ORDER, Item, Plan
+from .plan import _SEVERITY_ORDER, Item, Outcome, Plan
 from .render import (
     _ITEM,
     _REPORTED,
@@ -129,22 +129,6 @@ class Existing:
 
 # --------------------------------------------------------------------------------------------
 # Post
-
-
-@dataclass
-class Outcome:
-    """What a run did, for the job summary and the messages."""
-
-    posted_inline: int = 0
-    posted_body: int = 0
-    skipped: int = 0  # already posted
-    resolved: int = 0
-    outdated: int = 0
-    summary: str = ""  # "created" / "updated" / "unchanged" / ""
-    read_only: str = ""  # why nothing could be written
-    failures: list[str] = field(default_factory=list)
-    review_url: str = ""
-    summary_url: str = ""
 
 
 class Publisher:

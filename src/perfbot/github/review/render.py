@@ -9,15 +9,11 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from ..event import CIEnv
 from ..markdown import block, code, message
 from ..suggest import clamp_body, marker, suggestion_block
-from .plan import Item, Plan, Report
-
-if TYPE_CHECKING:
-    from .post import Outcome
+from .plan import Item, Outcome, Plan, Report
 
 SUMMARY_MARKER = "<!-- perfbot:summary -->"
 _HEADER_LINE = re.compile(r"^\s*<!--.*-->\s*$")
