@@ -87,14 +87,14 @@ class Baseline:
             raise BaselineError(f"{path}: not a perfbot baseline (no findings list)")
         counts: Counter[str] = Counter()
         paths: dict[str, str] = {}
-        for i, e in enumerate(items):
-            fp = e.get("fingerprint") if isinstance(e, dict) else None
-            n = e.get("count", 1) if isinstance(e, dict) else None
+        for i, entry in enumerate(items):
+            fp = entry.get("fingerprint") if isinstance(entry, dict) else None
+            n = entry.get("count", 1) if isinstance(entry, dict) else None
             if not isinstance(fp, str) or not isinstance(n, int) or isinstance(n, bool) or n < 1:
                 raise BaselineError(f"{path}: findings[{i}]: needs a fingerprint and a count >= 1")
             counts[fp] += n
-            if isinstance(e.get("path"), str):
-                paths[fp] = e["path"]
+            if isinstance(entry.get("path"), str):
+                paths[fp] = entry["path"]
         return cls(os.path.dirname(os.path.abspath(path)), counts, paths)
 
     def matcher(self) -> Matcher:

@@ -67,7 +67,7 @@ def line_anchored(sc: re.Pattern[str]) -> bool:
     return ok
 
 
-def search_lines(sc: re.Pattern[str], src: str, pos: int) -> re.Match[str] | None:
+def search_lines(sc: re.Pattern[str] | RuleMatcher, src: str, pos: int) -> re.Match[str] | None:
     """``sc.search(src, pos)`` for a :func:`line_anchored` ``sc``: ``sc.match`` at each line start
     from ``pos`` on (Python's ``search`` tries every alternative at every character)."""
     if pos and src[pos - 1] != "\n":
@@ -233,7 +233,8 @@ class RuleMatcher:
     def match(self, src: str, pos: int) -> re.Match[str] | None:
         if pos >= len(src):
             return self.sc.match(src, pos)
-        p = self.by_char.get(src[pos], False)
-        if p is False:
+        try:
+            p = self.by_char[src[pos]]
+        except KeyError:
             p = self.for_char(src[pos])
         return p.match(src, pos) if p is not None else None

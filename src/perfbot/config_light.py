@@ -291,6 +291,10 @@ class PlainColumn:
 
 class PlainRow:
     __slots__ = _ROW
+    mindspore: str
+    driver: str | None
+    firmware: str | None
+    cann: str | None
 
     def __init__(self, data: dict[str, Any]):
         _mapping(data, _ROW)

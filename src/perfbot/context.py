@@ -7,7 +7,7 @@ registry that imports the rules).
 from __future__ import annotations
 
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .model import Document, Row, Table
 from .parse import parse_document
@@ -45,7 +45,9 @@ class Context:
         self._cols: dict[int, list[Resolved]] = {}
         self._by_name: dict[int, dict[str, Resolved]] = {}
         self._table_keys: dict[int, str] = {}
-        self.memo: dict[object, object] = {}  # what several rules derive from one table
+        # what several rules derive from one table; each key is one rule family's, which knows
+        # the type of its value
+        self.memo: dict[object, Any] = {}
         self._row_keys: dict[int, dict[int, str]] = {}
 
     @cached_property

@@ -7,7 +7,7 @@ A rule that raises is a perfbot bug; it becomes an ``internal-error`` finding fo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from . import rules as registry
 from .config_light import DEFAULT
@@ -21,6 +21,9 @@ from .suppress import directives_of, suppress
 
 if TYPE_CHECKING:
     from .config import Config
+
+# Config() without pydantic: a DefaultConfig answers everything the engine reads of a Config
+_DEFAULT = cast("Config", DEFAULT)
 
 __all__ = ["Context", "FileResult", "check_source", "fix_result", "fix_source", "spec_for"]
 
@@ -121,7 +124,7 @@ def check_source(
     Requirements or Performance table is not checked (no rules run; ``has_model_tables`` False).
     ``previous``: the text ``source`` was made from by fixes; when it is the one parsed last, only
     the edited part of ``source`` is tokenised again (:mod:`perfbot.reparse`; the same result)."""
-    config = config or DEFAULT  # Config() without pydantic
+    config = config or _DEFAULT
     if previous is None:
         ctx = Context(source, config)
     else:
@@ -169,14 +172,14 @@ def fix_result(
     """:func:`fix_source`, also returning the check of the new text (the last pass's, so the
     caller need not parse it again). ``first``, the caller's check of ``source`` with ``config``,
     is reused as the first pass instead of parsing ``source`` again."""
-    config = config or DEFAULT  # Config() without pydantic
+    config = config or _DEFAULT
     text = source.text
     fixed: list[Finding] = []
     cur = source
     prev: Source | None = None  # the text ``cur`` was made from, in the loop
     for n in range(MAX_FIX_PASSES):
-        again = n > 0 or first is None
-        result = check_source(cur, config, previous=prev) if again else first
+        reuse = n == 0 and first is not None
+        result = first if reuse and first is not None else check_source(cur, config, previous=prev)
         todo = [f for f in result.findings if applicable(f, unsafe)]
         fixes: list[Fix] = [f.fix for f in todo if f.fix is not None]
         if not fixes:

@@ -107,13 +107,13 @@ def survey(sources: Iterable[Source]) -> Survey:
                 vals = {k: _cell(ctx, t, row, name) for k, name in _MATRIX_COLS.items()}
                 if not vals["mindspore"]:
                     continue
-                key = (vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"])
-                rows_here.add(key)
-                issues = ctx.matrix.check_row(*key)
+                combo = (vals["mindspore"], vals["driver"], vals["firmware"], vals["cann"])
+                rows_here.add(combo)
+                issues = ctx.matrix.check_row(*combo)
                 if any(i.code != "unknown_mindspore" for i in issues):
-                    s.flagged.add(key)
-        for key in rows_here:
-            s.rows[key[0]][key] += 1
+                    s.flagged.add(combo)
+        for combo in rows_here:
+            s.rows[combo[0]][combo] += 1
     return s
 
 
@@ -163,11 +163,11 @@ def propose(s: Survey) -> Proposal:
         combos = s.rows[ms]
         if len(combos) != 1:
             continue  # the READMEs disagree: not a convention, leave it to the matrix rules
-        ((key, n),) = combos.items()
-        if key not in s.flagged or n < MIN_READMES:
+        ((combo, n),) = combos.items()
+        if combo not in s.flagged or n < MIN_READMES:
             continue
-        row = {"mindspore": key[0]}
-        for name, v in zip(("driver", "firmware", "cann"), key[1:], strict=True):
+        row = {"mindspore": combo[0]}
+        for name, v in zip(("driver", "firmware", "cann"), combo[1:], strict=True):
             if v:
                 row[name] = v
         matrix.append(row)

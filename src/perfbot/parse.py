@@ -18,6 +18,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
+from typing import Any, cast
 
 import mistune
 from mistune.block_parser import BlockParser
@@ -183,22 +184,23 @@ class _SpanParser(BlockParser):
             if blank and m.lastgroup == "blank_line":
                 # mistune's parse_blank_line and the span hook, inlined (the commonest token)
                 end_pos2 = m.end()
-                tok = (
+                tok: dict[str, Any] = (
                     {"type": "blank_line", "newlines": m.group(0).count("\n")}
                     if state.cursor == 0
                     else {"type": "blank_line"}
                 )
                 tok["_span"] = (state.cursor, end_pos2)
                 state.append_token(tok)
-                syncs = state.syncs
+                span_state = cast(_SpanState, state)  # block_tokens parses with one
+                syncs = span_state.syncs
                 if syncs is not None:
                     syncs.append((end_pos2, len(state.tokens)))
-                    if state.stop_at is not None and end_pos2 in state.stop_at:
+                    if span_state.stop_at is not None and end_pos2 in span_state.stop_at:
                         state.cursor = end_pos2
-                        state.stopped = True
+                        span_state.stopped = True
                         return None
             else:
-                end_pos2 = self.parse_method(m, state)
+                end_pos2 = self.parse_method(m, state) or 0  # None: no token there, as 0
             if end_pos2:
                 state.cursor = end_pos2
             else:

@@ -373,14 +373,14 @@ class _LazyPattern:
             self._compiled = re.compile(self.pattern)
         return self._compiled
 
-    def search(self, *args: object) -> re.Match[str] | None:
-        return self._re().search(*args)  # type: ignore[arg-type]
+    def search(self, string: str, *pos: int) -> re.Match[str] | None:
+        return self._re().search(string, *pos)
 
-    def match(self, *args: object) -> re.Match[str] | None:
-        return self._re().match(*args)  # type: ignore[arg-type]
+    def match(self, string: str, *pos: int) -> re.Match[str] | None:
+        return self._re().match(string, *pos)
 
-    def fullmatch(self, *args: object) -> re.Match[str] | None:
-        return self._re().fullmatch(*args)  # type: ignore[arg-type]
+    def fullmatch(self, string: str, *pos: int) -> re.Match[str] | None:
+        return self._re().fullmatch(string, *pos)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._re(), name)

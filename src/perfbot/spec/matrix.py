@@ -37,7 +37,16 @@ COLUMNS: tuple[Column, ...] = ("mindspore", "driver", "firmware", "cann")
 # pydantic said (same locations, same messages, same order), so `.perfbot.yml` errors read alike.
 _ROW_FIELDS = (*COLUMNS, "sources", "origin")
 _NOT_TEXT = "Value error, must be a string (quote version numbers in YAML)"
-_LISTS = (list, tuple, set, frozenset, deque, type({}.keys()), type({}.values()), Iterator)
+_LISTS: tuple[type, ...] = (
+    list,
+    tuple,
+    set,
+    frozenset,
+    deque,
+    type({}.keys()),
+    type({}.values()),
+    Iterator,
+)
 
 
 class MatrixRowError(ValueError):
@@ -346,7 +355,7 @@ class Matrix:
         """
         versions = mindspore_versions(mindspore) if mindspore else []
         if not versions:
-            if not (mindspore or "").strip():
+            if mindspore is None or not mindspore.strip():
                 return []
             return [
                 MatrixIssue(

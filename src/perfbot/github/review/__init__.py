@@ -230,9 +230,10 @@ class _Run:
     def __init__(self, args: argparse.Namespace, env: CIEnv):
         self.args = args
         self.env = env
-        self.repo = args.repo or env.repository
-        if not self.repo or "/" not in self.repo:
+        repo = args.repo or env.repository
+        if not repo or "/" not in repo:
             raise _Fatal("no repository: pass --repo OWNER/NAME or set GITHUB_REPOSITORY")
+        self.repo: str = repo
         self.token = args.token or env.token
         self.api_url = args.api_url or env.api_url
         self.client = Client(self.repo, self.token, self.api_url)

@@ -13,7 +13,7 @@ from ...source import FileError
 from ..suggest import MAX_BODY
 from .plan import FilePlan, Item, Plan, Report, report_fields
 
-FILE_VERSION = 1
+FILE_VERSION: Literal[1] = 1
 
 
 class _Strict(BaseModel):

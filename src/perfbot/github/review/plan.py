@@ -17,7 +17,8 @@ from ...source import FileError, Source, split_lines
 from ..suggest import fingerprint
 
 ITEM_VERSION = "perfbot-item-v1"
-_SEVERITY_ORDER = {s: i for i, s in enumerate(reversed(SEVERITIES))}  # error 0, warning 1, info 2
+# error 0, warning 1, info 2
+_SEVERITY_ORDER: dict[str, int] = {s: i for i, s in enumerate(reversed(SEVERITIES))}
 
 
 # --------------------------------------------------------------------------------------------

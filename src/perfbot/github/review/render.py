@@ -240,7 +240,7 @@ def _summary_core(plan: Plan, env: CIEnv, *, install: str | None, detail: bool) 
             else f"{len(more)} more suggestion{'s' if len(more) != 1 else ''} "
             "(over the limit of inline comments)"
         )
-        blocks = []
+        blocks: list[str] = []
         size = 0
         for it in more:
             b = item_block(plan, env, it)
