@@ -28,6 +28,12 @@ CORE = [
     "perfbot.fingerprint",
     "perfbot.hunks",
     "perfbot.gitdiff",
+    "perfbot.targets",
+    "perfbot.findings",
+    "perfbot.display",
+    "perfbot.rules.registry",
+    "perfbot.report.formats",
+    "perfbot.report.stream",
 ]
 
 # top-level packages the core must not load (PyGithub is `github`), and perfbot's edges
