@@ -11,6 +11,7 @@ matrix does not know.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
@@ -19,6 +20,9 @@ from typing import Any, Literal
 from perfbot.spec.versions import (
     Version,
     mindspore_versions,
+    normalize_cann,
+    normalize_driver,
+    normalize_firmware,
     normalize_mindspore,
     parse_version,
     same_cann,
@@ -36,6 +40,8 @@ COLUMNS: tuple[Column, ...] = ("mindspore", "driver", "firmware", "cann")
 # classes cost ~150 ms of every one-README check (issue 11). The validation below says what
 # pydantic said (same locations, same messages, same order), so `.perfbot.yml` errors read alike.
 _ROW_FIELDS = (*COLUMNS, "sources", "origin")
+# optional fields, in a dump only when set (a row without them dumps as it always did)
+_OPTIONAL_FIELDS = ("cann_accepted", "notes")
 _NOT_TEXT = "Value error, must be a string (quote version numbers in YAML)"
 _LISTS = (list, tuple, set, frozenset, deque, type({}.keys()), type({}.values()), Iterator)
 
@@ -108,6 +114,32 @@ def _validate_row(data: Any) -> dict[str, Any]:
                 errors.append((("sources", i), _str_error(item)))
             else:
                 out["sources"].append(text)
+    accepted = data.get("cann_accepted")
+    out["cann_accepted"] = None
+    if accepted is not None:
+        if not isinstance(accepted, _LISTS) or isinstance(accepted, str):
+            errors.append((("cann_accepted",), "Input should be a valid list"))
+        else:
+            items = []
+            for i, item in enumerate(accepted):
+                if not isinstance(item, str) or _accepted_spec(item) is None:
+                    errors.append(
+                        (("cann_accepted", i), "Value error, must be a CANN version or major.minor")
+                    )
+                else:
+                    items.append(item.strip())
+            out["cann_accepted"] = tuple(items)
+    notes = data.get("notes")
+    out["notes"] = {}
+    if notes is not None:
+        if not isinstance(notes, Mapping):
+            errors.append((("notes",), "Input should be a valid dictionary"))
+        else:
+            for k, text in notes.items():
+                if k not in COLUMNS or not isinstance(text, str):
+                    errors.append((("notes", k), "Value error, a column name and a text"))
+                else:
+                    out["notes"][k] = text
     origin = _as_str(data["origin"]) if "origin" in data else "builtin"
     if origin is None:
         errors.append((("origin",), _str_error(data["origin"])))
@@ -115,7 +147,7 @@ def _validate_row(data: Any) -> dict[str, Any]:
     for k in data:
         if not isinstance(k, str):
             errors.append(((k,), "Keys should be strings"))
-        elif k not in _ROW_FIELDS:
+        elif k not in _ROW_FIELDS and k not in _OPTIONAL_FIELDS:
             errors.append(((k,), "Extra inputs are not permitted"))
     if errors:
         raise MatrixRowError(errors)
@@ -146,6 +178,11 @@ class MatrixRow:
     cann: str | None
     sources: list[str]
     origin: str
+    #: what the MindSpore release accepts (CANN major.minor like ``8.2``, a CANN release, or CANN's
+    #: internal number like ``7.7``); None = what its wheel says (matrix_wheels.yaml), if read
+    cann_accepted: tuple[str, ...] | None
+    #: per column: where the value comes from, or why it is null (missing/conflicting sources)
+    notes: dict[str, str]
 
     def __init__(self, **data: Any) -> None:
         for name, value in _validate_row(data).items():
@@ -166,6 +203,10 @@ class MatrixRow:
     def model_dump(self, *, exclude_none: bool = False) -> dict[str, Any]:
         out = {name: getattr(self, name) for name in _ROW_FIELDS}
         out["sources"] = list(self.sources)
+        if self.cann_accepted is not None:
+            out["cann_accepted"] = list(self.cann_accepted)
+        if self.notes:
+            out["notes"] = dict(self.notes)
         if exclude_none:
             out = {k: v for k, v in out.items() if v is not None}
         return out
@@ -173,7 +214,7 @@ class MatrixRow:
     def model_copy(self, *, update: Mapping[str, Any] | None = None) -> MatrixRow:
         """A copy with ``update``'s fields replaced, not validated again (as pydantic's)."""
         new = object.__new__(MatrixRow)
-        for name in _ROW_FIELDS:
+        for name in (*_ROW_FIELDS, *_OPTIONAL_FIELDS):
             object.__setattr__(new, name, getattr(self, name))
         for name, value in (update or {}).items():
             object.__setattr__(new, name, value)
@@ -197,9 +238,13 @@ class MatrixIssue:
 
     ``field`` is the column; ``found`` the cell text; ``expected`` the matrix's spelling
     (``None`` for ``unknown_mindspore``); ``code`` one of ``unknown_mindspore``,
-    ``cann_mismatch``, ``driver_mismatch``, ``firmware_mismatch``; ``mindspore`` the matrix row's
-    MindSpore the check was made against (``None`` when no row was found); ``detail`` a short
-    explanation.
+    ``cann_mismatch`` (error: a CANN the release does not accept), ``cann_accepted`` (warning: a
+    CANN the release accepts, not the recommended one), ``driver_mismatch``,
+    ``firmware_mismatch``, ``not_firmware`` (a driver or CANN number in the firmware cell);
+    ``mindspore`` the matrix row's MindSpore the check was made against (``None`` when no row was
+    found); ``detail`` a short explanation; ``accepted`` the CANN the release accepts, as text
+    (``8.2–9.1 (8.2, 8.3, 8.5, 9.0, 9.1)``; empty when no wheel was read); ``compatible`` the HDKs
+    Ascend pairs with ``cann`` (the CANN a driver/firmware was judged against), as text.
     """
 
     field: Column
@@ -209,16 +254,175 @@ class MatrixIssue:
     code: str = ""
     mindspore: str | None = None
     detail: str = ""
+    accepted: str = ""
+    compatible: str = ""
+    cann: str = ""
 
     @property
     def message(self) -> str:
         if self.code == "unknown_mindspore":
             return self.detail or f"MindSpore {self.found!r} is not in the compatibility matrix"
+        if self.code == "not_firmware":
+            return f"firmware `{self.found}` is not a firmware version: {self.detail}"
+        if self.code == "cann_accepted":
+            return (
+                f"CANN `{self.found}` is accepted by MindSpore {self.mindspore} (it accepts CANN "
+                f"{self.accepted}) but is not the recommended one (matrix: {self.expected})"
+            )
         what = {"cann": "CANN", "driver": "driver", "firmware": "firmware"}.get(
             self.field, self.field
         )
         verb = "does not belong to" if self.level == "error" else "differs from the matrix for"
-        return f"{what} `{self.found}` {verb} MindSpore {self.mindspore} (matrix: {self.expected})"
+        extra = ""
+        if self.code == "cann_mismatch" and self.accepted:
+            extra = f"; it accepts CANN {self.accepted}"
+        elif self.compatible:
+            extra = f"; CANN {self.cann} works with HDK {self.compatible}"
+        return (
+            f"{what} `{self.found}` {verb} MindSpore {self.mindspore} "
+            f"(matrix: {self.expected}{extra})"
+        )
+
+
+# -- what a release accepts, what a CANN pairs with ---------------------------------------------
+
+_SERIES = re.compile(r"^\s*([0-9]{1,4})\.([0-9]{1,4})\s*$")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Accepts:
+    """One accepted CANN: a ``series`` (major, minor: every ``8.5.x``) or a ``release`` (and its
+    patch releases); ``label`` its public name (``8.5``, ``8.1.RC1``); neither = an internal
+    number no public CANN release is known to carry (accepts nothing)."""
+
+    label: str
+    series: tuple[int, int] | None = None
+    release: Version | None = None
+
+    def accepts(self, v: Version) -> bool:
+        if self.series is not None:
+            return v.key[:2] == self.series
+        return self.release is not None and same_release(v, self.release)
+
+
+def _accepted_spec(text: str) -> _Accepts | None:
+    """``8.2`` (a series; an internal number such as ``7.7`` maps to its CANN release), or a CANN
+    release (``8.1.RC1``); None when it is neither."""
+    m = _SERIES.match(text)
+    if m:
+        number = f"{int(m[1])}.{int(m[2])}"
+        internal = _cann_facts().internal
+        if number in internal:
+            name = internal[number]
+            if name is None:
+                return _Accepts(f"{number} (CANN's internal number; no public release known)")
+            rel = normalize_cann(name)
+            return _Accepts(name, release=rel) if rel is not None else None
+        return _Accepts(number, series=(int(m[1]), int(m[2])))
+    rel = normalize_cann(text)
+    return _Accepts(rel.canonical, release=rel) if rel is not None else None
+
+
+def same_release(a: Version, b: Version) -> bool:
+    """Same CANN release, or a patch release of it: ``8.5.1`` for ``8.5.0`` (both GA, same
+    major.minor), ``8.0.RC2.beta1`` for ``8.0.RC2`` (as :func:`same_cann`)."""
+    if a.base == b.base:
+        return True
+    return a.key[2] == 1 and b.key[2] == 1 and a.key[:2] == b.key[:2]
+
+
+_DRIVER_TOP = (9999, 9999, 9, 9999)
+
+
+def _driver_bound(text: str, high: bool) -> tuple[int, ...] | None:
+    text = text.strip()
+    if text.upper().endswith(".X"):
+        m = _SERIES.match(text[:-2])
+        if not m:
+            return None
+        return (int(m[1]), int(m[2]), *(_DRIVER_TOP[2:] if high else ()))
+    v = normalize_driver(text)
+    return None if v is None else v.key[:4]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _DriverSpec:
+    """HDK releases: ``25.5.X``, ``25.0.X-26.1.0`` (a range), ``23.0.3`` (one release)."""
+
+    text: str
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+
+    def matches(self, v: Version) -> bool:
+        return self.low <= v.key[:4] <= self.high
+
+
+def _driver_spec(text: str) -> _DriverSpec | None:
+    left, sep, right = text.partition("-")
+    if sep:
+        lo, hi = _driver_bound(left, False), _driver_bound(right, True)
+    else:
+        lo, hi = _driver_bound(text, False), _driver_bound(text, True)
+    if lo is None or hi is None:
+        return None
+    return _DriverSpec(text.strip().replace("-", "–"), lo, hi)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CannFacts:
+    """matrix_cann.yaml: ``internal`` number -> CANN release (or None); ``hdk``: (accepted CANN,
+    compatible HDK specs, sources); ``not_firmware``: firmware-looking value -> what it is."""
+
+    internal: dict[str, str | None]
+    hdk: tuple[tuple[_Accepts, tuple[_DriverSpec, ...], tuple[str, ...]], ...]
+    not_firmware: dict[str, str]
+    raw: dict[str, Any]
+
+
+@cache
+def _cann_facts() -> CannFacts:
+    from perfbot.spec import data
+
+    raw = data.load("matrix_cann.yaml") or {}
+    internal = {str(e["number"]): e.get("cann") for e in raw.get("internal", [])}
+    hdk = []
+    for e in raw.get("hdk", []):
+        m = _SERIES.match(e["cann"])
+        acc = (
+            _Accepts(e["cann"], series=(int(m[1]), int(m[2])))
+            if m
+            else _Accepts(e["cann"], release=normalize_cann(e["cann"]))
+        )
+        specs = tuple(sp for sp in (_driver_spec(d) for d in e.get("drivers", [])) if sp)
+        hdk.append((acc, specs, tuple(e.get("sources", []))))
+    nf = {str(e["value"]): str(e["is"]) for e in raw.get("not_firmware", [])}
+    return CannFacts(internal, tuple(hdk), nf, raw)
+
+
+@cache
+def _wheels() -> dict[str, dict[str, Any]]:
+    """matrix_wheels.yaml by MindSpore version (canonical): what each wheel accepts."""
+    from perfbot.spec import data
+
+    out = {}
+    for e in data.load("matrix_wheels.yaml") or []:
+        v = normalize_mindspore(e.get("mindspore"))
+        if v is not None:
+            out[v.canonical] = e
+    return out
+
+
+def wheel_facts(mindspore: str | Version) -> dict[str, Any] | None:
+    """What the wheel of ``mindspore`` says (``accepted``, ``built_with``, ``wheel``, ...)."""
+    v = mindspore if isinstance(mindspore, Version) else normalize_mindspore(mindspore)
+    return None if v is None else _wheels().get(v.canonical)
+
+
+def _range_text(items: list[_Accepts]) -> str:
+    names = [a.label for a in items if a.series is not None or a.release is not None]
+    if len(names) >= 3 and all(a.series is not None for a in items if a.label in names):
+        return f"{names[0]}–{names[-1]} ({', '.join(names)})"
+    return ", ".join(names)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -311,14 +515,36 @@ class Matrix:
         return list(self.entries)
 
     def candidates(self, mindspore: str | Version) -> list[MatrixRow]:
-        """Rows one MindSpore version names: the exact row, or every ``2.5.x`` row for ``2.5``."""
+        """Rows one MindSpore version names: the exact row (a post-release without a row of its
+        own: its release's row), or for ``2.5`` the 2.5.x rows as one when they agree.
+
+        A major.minor names the final releases of that series (pre-releases only when it has
+        none, post-releases only without their release); rows recommending the same driver,
+        firmware and CANN and accepting the same CANN count as one (the oldest).
+        """
         v = mindspore if isinstance(mindspore, Version) else normalize_mindspore(mindspore)
         if v is None or v.kind != "mindspore":
             return []
         if not v.partial:
-            row = self._by_version.get(v.canonical)
+            row = self._by_version.get(v.canonical) or self._by_version.get(v.base)
             return [row] if row is not None else []
-        return [row for row in self.entries if row.version.key[:2] == v.key[:2]]
+        rows = [row for row in self.entries if row.version.key[:2] == v.key[:2]]
+        finals = [r for r in rows if r.version.key[3] == 3]
+        rows = finals or rows
+        rows = [r for r in rows if r.version.key[5] < 0 or r.version.base not in self._by_version]
+        distinct: list[MatrixRow] = []
+        for r in rows:
+            if not any(self._agree(r, d) for d in distinct):
+                distinct.append(r)
+        return distinct
+
+    def _agree(self, a: MatrixRow, b: MatrixRow) -> bool:
+        same = {"driver": same_driver, "firmware": same_firmware, "cann": same_cann}
+        for col, eq in same.items():
+            x, y = getattr(a, col), getattr(b, col)
+            if (x is None) != (y is None) or (x is not None and not eq(x, y)):
+                return False
+        return [s.label for s in self.accepted(a)] == [s.label for s in self.accepted(b)]
 
     def lookup(self, mindspore: str | Version) -> MatrixRow | None:
         """The row of one MindSpore version; ``2.5`` matches only if exactly one 2.5.x row is."""
@@ -329,6 +555,49 @@ class Matrix:
         """The matrix's own spellings of the row of ``mindspore`` (what a fix writes), or ``{}``."""
         row = self.lookup(mindspore)
         return row.values() if row is not None else {}
+
+    # -- what a release accepts and what a CANN pairs with ---------------------------------------
+
+    def accepted(self, row: MatrixRow) -> list[_Accepts]:
+        """The CANN ``row``'s release accepts beyond its recommended one: the row's own
+        ``cann_accepted``, else its wheel's (matrix_wheels.yaml); ``[]`` when none is known."""
+        items = row.cann_accepted
+        if items is None:
+            wheel = _wheels().get(row.version.canonical)
+            items = tuple(wheel.get("accepted") or ()) if wheel else ()
+        return [a for a in (_accepted_spec(x) for x in items) if a is not None]
+
+    def accepted_text(self, row: MatrixRow) -> str:
+        """The CANN ``row``'s release accepts, as text (``8.2–9.1 (8.2, 8.3, 8.5, 9.0, 9.1)``);
+        empty when no wheel was read for it."""
+        return _range_text(self.accepted(row))
+
+    def compatible_drivers(self, cann: Version) -> list[_DriverSpec]:
+        """The HDKs a source pairs with ``cann``: Ascend's published compatibility
+        (matrix_cann.yaml) and the drivers of the matrix rows recommending that CANN."""
+        specs: list[_DriverSpec] = []
+        for acc, drivers, _src in _cann_facts().hdk:
+            if acc.accepts(cann):
+                specs.extend(drivers)
+        for row in self.entries:
+            if row.driver is None or row.cann is None:
+                continue
+            rc = normalize_cann(row.cann)
+            if rc is not None and same_release(cann, rc):
+                sp = _driver_spec(row.driver)
+                if sp is not None and sp not in specs:
+                    specs.append(sp)
+        return specs
+
+    def firmware_of(self, driver: Version) -> set[str]:
+        """The firmware the matrix rows pair with ``driver`` (canonical spellings)."""
+        out = set()
+        for row in self.entries:
+            if row.driver and row.firmware and same_driver(driver, row.driver):
+                fw = normalize_firmware(row.firmware)
+                if fw is not None:
+                    out.add(fw.base)
+        return out
 
     def check_row(
         self,
@@ -374,39 +643,137 @@ class Matrix:
                     )
                 )
                 continue
-            for issue in _check_against(found[0], driver, firmware, cann):
+            for issue in self._check_against(found[0], driver, firmware, cann):
                 k = (issue.field, issue.found, issue.expected, issue.level)
                 if k not in seen:
                     seen.add(k)
                     issues.append(issue)
         return issues
 
-
-_SAME = {"driver": same_driver, "firmware": same_firmware, "cann": same_cann}
-
-
-def _check_against(
-    row: MatrixRow, driver: str | None, firmware: str | None, cann: str | None
-) -> list[MatrixIssue]:
-    issues: list[MatrixIssue] = []
-    for field, found in (("driver", driver), ("firmware", firmware), ("cann", cann)):
-        expected = getattr(row, field)
-        if expected is None or not isinstance(found, str) or not found.strip():
-            continue
-        if _SAME[field](found, expected):
-            continue
-        level: Level = "error" if field == "cann" else "warning"
-        issues.append(
-            MatrixIssue(
-                field,  # type: ignore[arg-type]
-                found.strip(),
-                expected,
-                level,
-                f"{field}_mismatch",
-                mindspore=row.mindspore,
-            )
+    def _check_against(
+        self, row: MatrixRow, driver: str | None, firmware: str | None, cann: str | None
+    ) -> list[MatrixIssue]:
+        issues: list[MatrixIssue] = []
+        rec_cann = normalize_cann(row.cann) if row.cann else None
+        ref = rec_cann  # the CANN the HDK is judged against
+        cann_text = cann.strip() if isinstance(cann, str) else ""
+        if cann_text and rec_cann is not None:
+            found = normalize_cann(cann_text)
+            accepted = self.accepted(row)
+            if found is not None and same_release(found, rec_cann):
+                ref = found
+            elif found is not None and any(a.accepts(found) for a in accepted):
+                ref = found
+                issues.append(
+                    MatrixIssue(
+                        "cann",
+                        cann_text,
+                        row.cann,
+                        "warning",
+                        "cann_accepted",
+                        row.mindspore,
+                        accepted=_range_text(accepted),
+                    )
+                )
+            else:
+                issues.append(
+                    MatrixIssue(
+                        "cann",
+                        cann_text,
+                        row.cann,
+                        "error",
+                        "cann_mismatch",
+                        row.mindspore,
+                        accepted=_range_text(accepted),
+                    )
+                )
+        # a repository's row: null = that column is not checked (docs/matrix.md); a built-in
+        # row's null = no source gives the value: what else is known is checked
+        own = row.origin == "config"
+        specs = self.compatible_drivers(ref) if ref is not None and not own else []
+        compat = ", ".join(sp.text for sp in specs)
+        ref_text = ref.canonical if ref is not None else ""
+        d_text = driver.strip() if isinstance(driver, str) else ""
+        d = normalize_driver(d_text) if d_text else None
+        d_ok = d is not None and (
+            (row.driver is not None and same_driver(d, row.driver))
+            or any(sp.matches(d) for sp in specs)
         )
-    return issues
+        if d_text and not d_ok and (row.driver is not None or specs):
+            issues.append(
+                MatrixIssue(
+                    "driver",
+                    d_text,
+                    row.driver or compat,
+                    "warning",
+                    "driver_mismatch",
+                    row.mindspore,
+                    compatible=compat,
+                    cann=ref_text,
+                )
+            )
+        f_text = firmware.strip() if isinstance(firmware, str) else ""
+        if f_text and not (own and row.firmware is None):
+            what = self._not_firmware(f_text, d_text, cann_text)
+            if what:
+                issues.append(
+                    MatrixIssue(
+                        "firmware",
+                        f_text,
+                        row.firmware,
+                        "warning",
+                        "not_firmware",
+                        row.mindspore,
+                        detail=what,
+                    )
+                )
+                return issues
+            fws: set[str] = set()
+            if row.firmware is not None:
+                fw = normalize_firmware(row.firmware)
+                if fw is not None:
+                    fws.add(fw.base)
+            for r in self.entries:
+                if r.driver and r.firmware:
+                    rd = normalize_driver(r.driver)
+                    if rd is not None and any(sp.matches(rd) for sp in specs):
+                        fw = normalize_firmware(r.firmware)
+                        if fw is not None:
+                            fws.add(fw.base)
+            f = normalize_firmware(f_text)
+            if f is not None and f.base in fws:
+                return issues
+            if not fws:
+                return issues  # nothing known to compare with
+            if d_ok and d is not None and not self.firmware_of(d):
+                return issues  # a compatible HDK whose firmware no source gives
+            expected = row.firmware or ", ".join(sorted(fws))
+            issues.append(
+                MatrixIssue(
+                    "firmware",
+                    f_text,
+                    expected,
+                    "warning",
+                    "firmware_mismatch",
+                    row.mindspore,
+                    cann=ref_text,
+                )
+            )
+        return issues
+
+    def _not_firmware(self, text: str, driver: str, cann: str) -> str:
+        """What a firmware cell holds when it is not a firmware version, else ``""``."""
+        facts = _cann_facts()
+        f = normalize_firmware(text)
+        if f is not None and f.base in facts.not_firmware:
+            return f"it is {facts.not_firmware[f.base]}"
+        c = normalize_cann(text)
+        if c is not None and ((cann and same_cann(c, cann)) or (c.key[2] == 0 and c.key[0] < 20)):
+            return f"it is a CANN version (CANN {c.canonical})"
+        d = normalize_driver(text)
+        if d is not None and (d.key[0] >= 20 or (driver and same_driver(d, driver))):
+            return f"it is an Ascend HDK (driver) version ({d.canonical})"
+        return ""
 
 
 def _short_error(e: Exception) -> str:
