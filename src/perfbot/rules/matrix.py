@@ -9,7 +9,7 @@ from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Cell, Row, Table
 from ..registry import Issue, rule
-from ..spec.versions import mindspore_versions, parse_version
+from ..spec.versions import mindspore_versions, parse_version, same_driver, same_firmware
 from ._util import cell_edit, floor_table, q, set_cell
 
 _COLS = {"mindspore": "mindspore", "driver": "ascend driver", "firmware": "firmware",
@@ -131,6 +131,8 @@ def _pairing(ctx: Context, mindspore: str | None) -> str:
     return f" with {' and '.join(parts)}" if parts else ""
 
 
+_SAME = {"driver": same_driver, "firmware": same_firmware}
+
 # a version inside a cell: digits and dots with letters (8.0.RC3.beta1, 7.0.0 beta1, 24.1RC2)
 _TOKEN = re.compile(r"[0-9]+(?:[.][0-9A-Za-z]+)+(?:[ -](?:beta|alpha)[.]?[0-9]*)?")
 _LINK_TARGET = re.compile(r"\]\([^()]*\)")
@@ -169,9 +171,14 @@ def _cann_fix(ctx: Context, cells: dict, issue) -> tuple[Fix | None, str]:
     after = ctx.matrix.check_row(ms, vals["driver"], vals["firmware"], row.cann)
     stale = [k for k in ("driver", "firmware")
              if any(a.field == k and a.code != "unknown_mindspore" for a in after)]  # fmt: skip
+    if stale:
+        # the driver and firmware go together: both from the recommended pairing
+        stale = [k for k in ("driver", "firmware") if cells[k] is not None and vals[k]]
     edits = []
     for kind in ("cann", *stale):
         want = getattr(row, kind)
+        if kind != "cann" and want is not None and _SAME[kind](vals[kind], want):
+            continue  # already the recommended one: its bytes stay
         if want is None:
             return None, (
                 f"; no fix is offered: the row's {kind} {q(vals[kind] or '')} does not go with "
@@ -229,7 +236,7 @@ def hdk_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
             what = "ascend driver" if i.field == "driver" else "firmware"
             compat = ""
             if i.field == "driver" and i.compatible:
-                compat = f"; Ascend pairs CANN {i.cann} with HDK {i.compatible}"
+                compat = f"; the HDKs known to work with CANN {i.cann} are {i.compatible}"
             yield Issue(
                 line,
                 f"{what} {q(i.found or '')} is not the one the matrix lists for MindSpore "

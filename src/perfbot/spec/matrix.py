@@ -277,7 +277,7 @@ class MatrixIssue:
         if self.code == "cann_mismatch" and self.accepted:
             extra = f"; it accepts CANN {self.accepted}"
         elif self.compatible:
-            extra = f"; CANN {self.cann} works with HDK {self.compatible}"
+            extra = f"; HDKs known to work with CANN {self.cann}: {self.compatible}"
         return (
             f"{what} `{self.found}` {verb} MindSpore {self.mindspore} "
             f"(matrix: {self.expected}{extra})"
@@ -584,6 +584,9 @@ class Matrix:
                 continue
             rc = normalize_cann(row.cann)
             if rc is not None and same_release(cann, rc):
+                rd = normalize_driver(row.driver)
+                if rd is not None and any(sp.matches(rd) for sp in specs):
+                    continue  # already in a range
                 sp = _driver_spec(row.driver)
                 if sp is not None and sp not in specs:
                     specs.append(sp)
@@ -692,6 +695,8 @@ class Matrix:
         own = row.origin == "config"
         specs = self.compatible_drivers(ref) if ref is not None and not own else []
         compat = ", ".join(sp.text for sp in specs)
+        if row.driver is not None and compat == row.driver:
+            compat = ""  # nothing beyond the row's own driver
         ref_text = ref.canonical if ref is not None else ""
         d_text = driver.strip() if isinstance(driver, str) else ""
         d = normalize_driver(d_text) if d_text else None
