@@ -286,6 +286,7 @@ class MatrixIssue:
 
 # -- what a release accepts, what a CANN pairs with ---------------------------------------------
 
+_CHECK_FILE = "mindspore/run_check/_check_version.py"
 _SERIES = re.compile(r"^\s*([0-9]{1,4})\.([0-9]{1,4})\s*$")
 
 
@@ -315,7 +316,7 @@ def _accepted_spec(text: str) -> _Accepts | None:
         if number in internal:
             name = internal[number]
             if name is None:
-                return _Accepts(f"{number} (CANN's internal number; no public release known)")
+                return _Accepts(f"{number} (internal; no public name)")
             rel = normalize_cann(name)
             return _Accepts(name, release=rel) if rel is not None else None
         return _Accepts(number, series=(int(m[1]), int(m[2])))
@@ -419,10 +420,13 @@ def wheel_facts(mindspore: str | Version) -> dict[str, Any] | None:
 
 
 def _range_text(items: list[_Accepts]) -> str:
-    names = [a.label for a in items if a.series is not None or a.release is not None]
-    if len(names) >= 3 and all(a.series is not None for a in items if a.label in names):
-        return f"{names[0]}–{names[-1]} ({', '.join(names)})"
-    return ", ".join(names)
+    known = [a for a in items if a.series is not None or a.release is not None]
+    names = [a.label for a in known]
+    text = ", ".join(names)
+    if len(names) >= 3 and all(a.series is not None for a in known):
+        text = f"{names[0]}–{names[-1]} ({text})"
+    unknown = [a.label for a in items if a not in known]
+    return "; ".join([text, *unknown]) if text else "; ".join(unknown)
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -571,6 +575,29 @@ class Matrix:
         """The CANN ``row``'s release accepts, as text (``8.2–9.1 (8.2, 8.3, 8.5, 9.0, 9.1)``);
         empty when no wheel was read for it."""
         return _range_text(self.accepted(row))
+
+    def describe(self, row: MatrixRow) -> dict[str, Any]:
+        """``row`` for ``perfbot matrix --format json``: its fields (sources, notes), what its
+        release accepts (``accepted``: public CANN names; ``accepted_from``: where that comes
+        from) and what its wheel says (``wheel``: None when none was read)."""
+        out = row.model_dump()
+        out["accepted"] = [a.label for a in self.accepted(row)]
+        wheel = _wheels().get(row.version.canonical)
+        if row.cann_accepted is not None:
+            out["accepted_from"] = "matrix row (cann_accepted)"
+        elif wheel:
+            out["accepted_from"] = (
+                f"pypi:mindspore=={wheel['mindspore']} {_CHECK_FILE} (AscendEnvChecker.version)"
+            )
+        else:
+            out["accepted_from"] = None
+        out["wheel"] = dict(wheel) if wheel else None
+        return out
+
+    @staticmethod
+    def cann_facts() -> dict[str, Any]:
+        """matrix_cann.yaml as data (with its sources), for ``perfbot matrix --format json``."""
+        return dict(_cann_facts().raw)
 
     def compatible_drivers(self, cann: Version) -> list[_DriverSpec]:
         """The HDKs a source pairs with ``cann``: Ascend's published compatibility
