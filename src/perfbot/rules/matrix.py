@@ -92,8 +92,9 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
             if i.code == "cann_accepted":
                 yield Issue(
                     cell.line,
-                    f"CANN {q(cell.value)} is accepted by MindSpore {i.mindspore} (its wheel "
-                    f"accepts CANN {i.accepted}), but the recommended pairing is CANN "
+                    f"CANN {q(cell.value)} is accepted by MindSpore {i.mindspore} ("
+                    f"{_accepted_from(ctx, i.mindspore)}: CANN {i.accepted}), but the "
+                    "recommended pairing is CANN "
                     f"`{i.expected}`{_pairing(ctx, i.mindspore)}",
                     severity="warning",
                     table=table.index,
@@ -102,7 +103,8 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                 continue
             several = len(mindspore_versions(cells["mindspore"].value)) > 1
             accepts = (
-                f"; MindSpore {i.mindspore} accepts CANN {i.accepted} (its wheel's run_check)"
+                f"; MindSpore {i.mindspore} accepts CANN {i.accepted} "
+                f"({_accepted_from(ctx, i.mindspore)})"
                 if i.accepted
                 else ""
             )
@@ -121,6 +123,13 @@ def cann_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                 table=table.index,
                 row_key=cell.text,
             )
+
+
+def _accepted_from(ctx: Context, mindspore: str | None) -> str:
+    row = ctx.matrix.lookup(mindspore) if mindspore else None
+    if row is not None and row.cann_accepted is not None:
+        return "`cann_accepted` of its `matrix:` row"
+    return "its wheel's run_check"
 
 
 def _pairing(ctx: Context, mindspore: str | None) -> str:
@@ -234,14 +243,29 @@ def hdk_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
                 )
                 continue
             what = "ascend driver" if i.field == "driver" else "firmware"
-            compat = ""
-            if i.field == "driver" and i.compatible:
-                compat = f"; the HDKs known to work with CANN {i.cann} are {i.compatible}"
+            row_ = ctx.matrix.lookup(i.mindspore) if i.mindspore else None
+            known = row_ is not None and getattr(row_, i.field) is not None
+            if known:
+                compat = ""
+                if i.field == "driver" and i.compatible:
+                    compat = f"; the HDKs known to work with CANN {i.cann} are {i.compatible}"
+                said = (
+                    f"is not the one the matrix lists for MindSpore {i.mindspore} "
+                    f"(`{i.expected}`){compat}"
+                )
+            elif i.field == "driver":
+                said = (
+                    f"is not one of the HDKs known to work with CANN {i.cann} ({i.compatible}); "
+                    f"the matrix has no driver for MindSpore {i.mindspore}"
+                )
+            else:
+                said = (
+                    f"is not the firmware of an HDK known to work with CANN {i.cann} "
+                    f"(`{i.expected}`); the matrix has no firmware for MindSpore {i.mindspore}"
+                )
             yield Issue(
                 line,
-                f"{what} {q(i.found or '')} is not the one the matrix lists for MindSpore "
-                f"{i.mindspore} (`{i.expected}`){compat}; if this is the HDK you tested with, it "
-                "can stay",
+                f"{what} {q(i.found or '')} {said}; if this is the HDK you tested with, it can stay",
                 table=table.index,
             )
 

@@ -299,11 +299,14 @@ class _Accepts:
     label: str
     series: tuple[int, int] | None = None
     release: Version | None = None
+    exact: bool = False  # that release only, not its patch releases (8.5.2 is not 8.5.0)
 
     def accepts(self, v: Version) -> bool:
         if self.series is not None:
             return v.key[:2] == self.series
-        return self.release is not None and same_release(v, self.release)
+        if self.release is None:
+            return False
+        return v.base == self.release.base if self.exact else same_release(v, self.release)
 
 
 def _accepted_spec(text: str) -> _Accepts | None:
@@ -392,7 +395,7 @@ def _cann_facts() -> CannFacts:
         acc = (
             _Accepts(e["cann"], series=(int(m[1]), int(m[2])))
             if m
-            else _Accepts(e["cann"], release=normalize_cann(e["cann"]))
+            else _Accepts(e["cann"], release=normalize_cann(e["cann"]), exact=True)
         )
         specs = tuple(sp for sp in (_driver_spec(d) for d in e.get("drivers", [])) if sp)
         hdk.append((acc, specs, tuple(e.get("sources", []))))
