@@ -440,6 +440,8 @@ class Matrix:
     #: Config rows ``merged`` could not use (e.g. ``mindspore: foo``), one message each.
     errors: tuple[str, ...]
     _by_version: dict[str, MatrixRow] = dataclasses.field(repr=False, compare=False)
+    # what accepted / compatible_drivers derived (a Matrix never changes)
+    _memo: dict[Any, Any] = dataclasses.field(repr=False, compare=False)
 
     def __init__(
         self,
@@ -456,6 +458,7 @@ class Matrix:
         object.__setattr__(self, "entries", rows)
         object.__setattr__(self, "errors", tuple(errors))
         object.__setattr__(self, "_by_version", by_version)
+        object.__setattr__(self, "_memo", {})
 
     @classmethod
     def model_validate(cls, data: Mapping[str, Any]) -> Matrix:
@@ -568,6 +571,13 @@ class Matrix:
     def accepted(self, row: MatrixRow) -> list[_Accepts]:
         """The CANN ``row``'s release accepts beyond its recommended one: the row's own
         ``cann_accepted``, else its wheel's (matrix_wheels.yaml); ``[]`` when none is known."""
+        key = ("accepted", row.version.canonical, row.cann_accepted)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._accepted(row)
+        return list(found)
+
+    def _accepted(self, row: MatrixRow) -> list[_Accepts]:
         items = row.cann_accepted
         if items is None:
             wheel = _wheels().get(row.version.canonical)
@@ -605,6 +615,13 @@ class Matrix:
     def compatible_drivers(self, cann: Version) -> list[_DriverSpec]:
         """The HDKs a source pairs with ``cann``: Ascend's published compatibility
         (matrix_cann.yaml) and the drivers of the matrix rows recommending that CANN."""
+        key = ("drivers", cann.canonical)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._compatible_drivers(cann)
+        return list(found)
+
+    def _compatible_drivers(self, cann: Version) -> list[_DriverSpec]:
         specs: list[_DriverSpec] = []
         for acc, drivers, _src in _cann_facts().hdk:
             if acc.accepts(cann):
