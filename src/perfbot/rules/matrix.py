@@ -143,7 +143,8 @@ def _pairing(ctx: Context, mindspore: str | None) -> str:
 _SAME = {"driver": same_driver, "firmware": same_firmware}
 
 # a version inside a cell: digits and dots with letters (8.0.RC3.beta1, 7.0.0 beta1, 24.1RC2)
-_TOKEN = re.compile(r"[0-9]+(?:[.][0-9A-Za-z]+)+(?:[ -](?:beta|alpha)[.]?[0-9]*)?")
+# (starting only where a word starts, so a run of digits is tried once: linear time)
+_TOKEN = re.compile(r"(?<![0-9A-Za-z.])[0-9]+(?:[.][0-9A-Za-z]+)+(?:[ -](?:beta|alpha)[.]?[0-9]*)?")
 _LINK_TARGET = re.compile(r"\]\([^()]*\)")
 
 

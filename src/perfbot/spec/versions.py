@@ -17,7 +17,9 @@ Equality rules (what counts as "the same version"):
   the release it patches (``25.0.RC1``);
 * ``same_cann``: a community build (``8.0.RC2.beta1``, ``8.0.RC3.alpha002``) is the same CANN as the
   commercial release (``8.0.RC2``);
-* ``same_firmware``: every component must agree (after case folding).
+* ``same_firmware``: every component must agree (after case folding);
+* MindSpore reads PEP 440 versions: ``2.3.0rc1``, and ``2.7.1.post1`` (a post-release, after
+  2.7.1 and before 2.7.2; its ``base`` is ``2.7.1``).
 """
 
 from __future__ import annotations
@@ -59,9 +61,9 @@ class Version:
     ``text`` is the text as given; ``canonical`` the normalised spelling (``24.1.RC2``,
     ``8.0.RC2.beta1``, ``2.6.0rc1``, ``7.3.0.1.231``); ``key`` a tuple of ints that orders the
     versions of one kind; ``base`` the spelling the ``same_*`` helpers compare (driver without
-    patch/build, CANN without the community/alpha suffix, firmware and MindSpore = canonical).
-    ``partial`` marks a MindSpore ``major.minor`` (``2.5``); ``in_range`` marks an endpoint of a
-    range cell (``2.2.10~2.2.12``).
+    patch/build, CANN without the community/alpha suffix, firmware = canonical, MindSpore without
+    ``.postN``). ``partial`` marks a MindSpore ``major.minor`` (``2.5``); ``in_range`` marks an
+    endpoint of a range cell (``2.2.10~2.2.12``).
 
     Two versions are equal when their kind and canonical spelling are equal.
     """
