@@ -71,6 +71,8 @@ def test_pep440_versions() -> None:
 def test_a_post_release_without_a_row_uses_its_release(m: Matrix) -> None:
     assert m.lookup("2.7.1.post1").mindspore == "2.7.1.post1"
     assert m.lookup("2.7.2.post3").mindspore == "2.7.2"
+    assert m.canonical_row("2.7.2.post3")["mindspore"] == "2.7.2.post3"
+    assert m.canonical_row("2.7.2.post3")["cann"] == "8.5.0"
 
 
 def test_major_minor_with_rc_rows_and_agreeing_rows(m: Matrix) -> None:

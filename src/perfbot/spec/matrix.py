@@ -569,7 +569,13 @@ class Matrix:
     def canonical_row(self, mindspore: str | Version) -> dict[str, str | None]:
         """The matrix's own spellings of the row of ``mindspore`` (what a fix writes), or ``{}``."""
         row = self.lookup(mindspore)
-        return row.values() if row is not None else {}
+        if row is None:
+            return {}
+        values = row.values()
+        v = mindspore if isinstance(mindspore, Version) else normalize_mindspore(mindspore)
+        if v is not None and not v.partial and v.canonical != row.version.canonical:
+            values["mindspore"] = v.canonical  # a post-release checked as its release's row
+        return values
 
     # -- what a release accepts and what a CANN pairs with ---------------------------------------
 
