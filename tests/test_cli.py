@@ -491,8 +491,10 @@ def test_matrix_merges_config_rows(capsys, repo):
     write(repo / ".perfbot.yml", "matrix:\n  - {mindspore: 9.9.9, cann: 99.0.RC1}\n")
     assert main(["matrix"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "| mindspore | ascend driver | firmware | cann toolkit/kernel | origin |"
-    assert "| 9.9.9 | - | - | 99.0.RC1 | config |" in lines
+    assert lines[0] == (
+        "| mindspore | ascend driver | firmware | cann toolkit/kernel | accepted cann | origin |"
+    )
+    assert "| 9.9.9 | - | - | 99.0.RC1 | - | config |" in lines
     assert any(ln.endswith("| builtin |") for ln in lines)
     assert main(["matrix", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)["rows"]

@@ -1269,19 +1269,32 @@ def cmd_matrix(args: argparse.Namespace) -> int:
 
         data = {
             "config": str(cfg_path) if cfg_path else None,
-            "rows": [r.model_dump() for r in matrix.rows()],
+            "rows": [matrix.describe(r) for r in matrix.rows()],
+            "cann": matrix.cann_facts(),
             "errors": list(matrix.errors),
         }
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     else:
+        # the recommended pairing, then the CANN the release accepts (its wheel's run_check)
         out = [
-            "| mindspore | ascend driver | firmware | cann toolkit/kernel | origin |",
-            "| :-------: | :-----------: | :------: | :-----------------: | :----: |",
+            "| mindspore | ascend driver | firmware | cann toolkit/kernel "
+            "| accepted cann | origin |",
+            "| :-------: | :-----------: | :------: | :-----------------: "
+            "| :-----------: | :----: |",
         ]
         for r in matrix.rows():
-            cells = [r.mindspore, r.driver, r.firmware, r.cann, r.origin]
+            cells = [r.mindspore, r.driver, r.firmware, r.cann, matrix.accepted_text(r), r.origin]
             out.append("| " + " | ".join(c if c else "-" for c in cells) + " |")
         print("\n".join(out))
+        print(
+            "\nrecommended pairing: the first four columns; accepted cann: what the release's "
+            "wheel accepts (a CANN outside it is a PB501 error, inside it but not the "
+            "recommended one a warning; `-`: no wheel read, only the recommended CANN and its "
+            "patch releases)."
+        )
+        notes = [f"- {r.mindspore} {k}: {t}" for r in matrix.rows() for k, t in r.notes.items()]
+        if notes:
+            print("\nnotes (`--format json` has every row's sources):\n" + "\n".join(notes))
         if cfg_path is not None:
             print(f"{len(rows)} row(s) from {cfg_path}", file=sys.stderr)
     for e in matrix.errors:

@@ -84,6 +84,11 @@ class MatrixRowConfig(_Strict):
     driver: str | None = None
     firmware: str | None = None
     cann: str | None = None
+    cann_accepted: list[str] | None = Field(
+        None,
+        description="the CANN this MindSpore accepts besides `cann` (`8.2` = every 8.2.x, or a "
+        "release such as `8.1.RC1`): another one is a PB501 error; default: what its wheel says",
+    )
 
     @field_validator("mindspore", "driver", "firmware", "cann", mode="before")
     @classmethod

@@ -290,14 +290,15 @@ class PlainColumn:
 
 
 class PlainRow:
-    __slots__ = _ROW
+    __slots__ = (*_ROW, "cann_accepted")
     mindspore: str
     driver: str | None
     firmware: str | None
     cann: str | None
+    cann_accepted: list[str] | None
 
     def __init__(self, data: dict[str, Any]):
-        _mapping(data, _ROW)
+        _mapping(data, (*_ROW, "cann_accepted"))
         if type(data.get("mindspore")) is not str:
             raise _NotPlain
         for name in _ROW:
@@ -305,9 +306,11 @@ class PlainRow:
             if value is not None and type(value) is not str:
                 raise _NotPlain
             setattr(self, name, value)
+        accepted = data.get("cann_accepted")
+        self.cann_accepted = None if accepted is None else list(_strs(accepted))
 
-    def model_dump(self, *, exclude_none: bool = False) -> dict[str, str | None]:
-        out = {name: getattr(self, name) for name in _ROW}
+    def model_dump(self, *, exclude_none: bool = False) -> dict[str, Any]:
+        out = {name: getattr(self, name) for name in (*_ROW, "cann_accepted")}
         return {k: v for k, v in out.items() if v is not None} if exclude_none else out
 
 

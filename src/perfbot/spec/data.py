@@ -21,7 +21,7 @@ import os
 import zlib
 from typing import Any
 
-SOURCES = ("columns.yaml", "matrix.yaml")
+SOURCES = ("columns.yaml", "matrix.yaml", "matrix_cann.yaml", "matrix_wheels.yaml")
 SUFFIX = ".json"
 REGENERATE = "python scripts/gen_spec_data.py"
 _HERE = os.path.dirname(os.path.abspath(__file__))

@@ -17,7 +17,9 @@ Equality rules (what counts as "the same version"):
   the release it patches (``25.0.RC1``);
 * ``same_cann``: a community build (``8.0.RC2.beta1``, ``8.0.RC3.alpha002``) is the same CANN as the
   commercial release (``8.0.RC2``);
-* ``same_firmware``: every component must agree (after case folding).
+* ``same_firmware``: every component must agree (after case folding);
+* MindSpore reads PEP 440 versions: ``2.3.0rc1``, and ``2.7.1.post1`` (a post-release, after
+  2.7.1 and before 2.7.2; its ``base`` is ``2.7.1``).
 """
 
 from __future__ import annotations
@@ -59,9 +61,9 @@ class Version:
     ``text`` is the text as given; ``canonical`` the normalised spelling (``24.1.RC2``,
     ``8.0.RC2.beta1``, ``2.6.0rc1``, ``7.3.0.1.231``); ``key`` a tuple of ints that orders the
     versions of one kind; ``base`` the spelling the ``same_*`` helpers compare (driver without
-    patch/build, CANN without the community/alpha suffix, firmware and MindSpore = canonical).
-    ``partial`` marks a MindSpore ``major.minor`` (``2.5``); ``in_range`` marks an endpoint of a
-    range cell (``2.2.10~2.2.12``).
+    patch/build, CANN without the community/alpha suffix, firmware = canonical, MindSpore without
+    ``.postN``). ``partial`` marks a MindSpore ``major.minor`` (``2.5``); ``in_range`` marks an
+    endpoint of a range cell (``2.2.10~2.2.12``).
 
     Two versions are equal when their kind and canonical spelling are equal.
     """
@@ -141,7 +143,8 @@ _VERSION_INFO = re.compile(r"^(?:package_)?version\s*[=:]\s*", re.I)
 _MS = re.compile(
     r"""^(?:mind[\s_-]?spore(?:\s*==\s*|[\s_-]*))?v?\s*
     (?P<maj>[0-9]{1,4})\.(?P<min>[0-9]{1,4})(?:\.(?P<mic>[0-9]{1,4}))?
-    (?:[.\s_-]?(?P<pre>rc|alpha|beta|a|b)[.\s_-]?(?P<pn>[0-9]{1,4})?)?$""",
+    (?:[.\s_-]?(?P<pre>rc|alpha|beta|a|b)[.\s_-]?(?P<pn>[0-9]{1,4})?)?
+    (?:[.\s_-]?post[.\s_-]?(?P<post>[0-9]{1,4}))?$""",
     re.I | re.X | re.ASCII,
 )
 _MS_PRE = {"a": ("a", 0), "alpha": ("a", 0), "b": ("b", 1), "beta": ("b", 1), "rc": ("rc", 2)}
@@ -154,19 +157,22 @@ def _parse_mindspore(text: str, s: str) -> Version | None:
     maj, mnr = int(m["maj"]), int(m["min"])
     mic = m["mic"]
     pre = m["pre"]
+    post = -1 if m["post"] is None else int(m["post"])
     if mic is None:
-        if pre is not None:
-            return None  # "2.5rc1" names no release
+        if pre is not None or post >= 0:
+            return None  # "2.5rc1" / "2.5.post1" name no release
         canon = f"{maj}.{mnr}"
-        return Version("mindspore", text, canon, (maj, mnr, -1, 3, 0), canon, partial=True)
+        return Version("mindspore", text, canon, (maj, mnr, -1, 3, 0, -1), canon, partial=True)
     mic_i = int(mic)
+    # PEP 440: a post-release (2.7.1.post1) comes after its release, before the next one
+    post_text = "" if post < 0 else f".post{post}"
     if pre is None:
         canon = f"{maj}.{mnr}.{mic_i}"
-        return Version("mindspore", text, canon, (maj, mnr, mic_i, 3, 0), canon)
+        return Version("mindspore", text, canon + post_text, (maj, mnr, mic_i, 3, 0, post), canon)
     tag, rank = _MS_PRE[pre.lower()]
     pn = int(m["pn"]) if m["pn"] else 0
     canon = f"{maj}.{mnr}.{mic_i}{tag}{pn}"
-    return Version("mindspore", text, canon, (maj, mnr, mic_i, rank, pn), canon)
+    return Version("mindspore", text, canon + post_text, (maj, mnr, mic_i, rank, pn, post), canon)
 
 
 # ---------------------------------------------------------------------------------------------
