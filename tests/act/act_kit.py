@@ -127,10 +127,11 @@ class Run:
     rc: int
     log: str
 
-    def job_ok(self, job: str) -> bool:
-        return f"[{job}] 🏁  Job succeeded" in self.log or re.search(
-            rf"\[[^\]]*/{re.escape(job)}[^\]]*\]\s+🏁  Job succeeded", self.log
-        ) is not None
+    def ended(self, job: str) -> str | None:
+        """How the job named ``job`` ended: "succeeded", "failed" or None (it never ran)."""
+        pat = rf"\[[^\]/]*/{re.escape(job)}(?:-\d+)?\]\s+🏁  Job (succeeded|failed)"
+        m = re.search(pat, self.log)
+        return m[1] if m else None
 
 
 class Act:
@@ -153,7 +154,7 @@ class Act:
         if not bin_.exists():
             bin_.mkdir()
             real = os.path.realpath(getattr(sys, "_base_executable", sys.executable))
-            ver = "python%d.%d" % sys.version_info[:2]
+            ver = "python{}.{}".format(*sys.version_info[:2])
             for name in ("python3", ver):
                 (bin_ / name).symlink_to(real)
         return bin_
@@ -168,11 +169,16 @@ class Act:
         sha: str,
         run_id: int,
         env: dict[str, str] | None = None,
+        site: dict[str, str] | None = None,
     ) -> Run:
         """Run ``examples/workflows/<workflow>`` for ``event`` with HEAD (``GITHUB_SHA``) at
-        ``sha``; ``run_id`` is the run's ``GITHUB_RUN_ID`` (its artifacts' folder)."""
+        ``sha``; ``run_id`` is the run's ``GITHUB_RUN_ID`` (its artifacts' folder). ``site``:
+        values a maintainer sets for their runners (old text -> new, each found exactly once)."""
         self.n += 1
         text = fill((WORKFLOWS / workflow).read_text(encoding="utf-8"))
+        for old, new in (site or {}).items():
+            assert text.count(old) == 1, old
+            text = text.replace(old, new)
         wf = self.tmp / f"wf{self.n}" / workflow
         wf.parent.mkdir()
         wf.write_text(text, encoding="utf-8")
@@ -202,11 +208,8 @@ class Act:
         }
         for k, v in variables.items():
             argv += ["--env", f"{k}={v}"]
-        base = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("GITHUB_", "RUNNER_", "ACTIONS_", "PIP_", "PERFBOT_", "VIRTUAL_ENV"))
-        }
+        ours = ("GITHUB_", "RUNNER_", "ACTIONS_", "PIP_", "PERFBOT_", "VIRTUAL_ENV")
+        base = {k: v for k, v in os.environ.items() if not k.startswith(ours)}
         base["HOME"] = str(self.home)
         base.pop("XDG_CACHE_HOME", None)
         # the base interpreter of the Python running the tests (3.11+) first on PATH, as a
