@@ -129,7 +129,8 @@ class Run:
 
     def ended(self, job: str) -> str | None:
         """How the job named ``job`` ended: "succeeded", "failed" or None (it never ran)."""
-        pat = rf"\[[^\]/]*/{re.escape(job)}(?:-\d+)?\]\s+🏁  Job (succeeded|failed)"
+        # act pads the names to one width and numbers a matrix's jobs: [wf/bench a-1], [wf/report  ]
+        pat = rf"\[[^\]/]*/{re.escape(job)}(?:-\d+)? *\]\s+🏁  Job (succeeded|failed)"
         m = re.search(pat, self.log)
         return m[1] if m else None
 
