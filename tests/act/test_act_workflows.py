@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from act_kit import Act, Origin
+from act_kit import ACTION_REPOSITORY, SHA, Act, Origin
 from review_kit import BROKEN, README, apply_like_github
 
 from github_fake import GitHubFake, Pull, load_event
@@ -63,7 +63,9 @@ def test_perfbot_yml_on_a_same_repository_pull_request(tmp_path: Path, action_tr
         comments = gh.comments_on(pr.number)
         assert [c["line"] for c in comments] == [7, 15, 16, 17]
         assert fixable_left(apply_like_github(BROKEN, comments)) == []
-        assert len(gh.issue_comments) == 1  # the summary
+        (summary,) = gh.issue_comments
+        # perfbot knows which action runs it (its repository and ref), inside the composite
+        assert f"/{ACTION_REPOSITORY}@{SHA}" in summary["body"]
         posted = (len(gh.reviews), len(gh.review_comments), len(gh.issue_comments))
 
         # the same run again (a re-run of the job): nothing new lands
