@@ -44,7 +44,7 @@ if [ -n "$want" ]; then
   py="$want"
 else
   tried=()
-  for c in python3.13 python3.12 python3.11 python3; do
+  for c in python3.13 python3.12 python3.11 python3 python; do
     if command -v "$c" >/dev/null 2>&1; then
       tried+=("$c $(version_of "$c" || echo '?')")
       if new_enough "$c"; then
@@ -54,14 +54,16 @@ else
     fi
   done
   if [ -z "$py" ]; then
-    echo "::error title=perfbot::perfbot needs Python 3.11 or later and found none on PATH (tried python3.13, python3.12, python3.11, python3; found: ${tried[*]:-none}). Run actions/setup-python with python-version: \"3.11\" before this step, or give one with the input \`python:\`." >&2
+    echo "::error title=perfbot::perfbot needs Python 3.11 or later and found none on PATH (tried python3.13, python3.12, python3.11, python3, python; found: ${tried[*]:-none}). Run actions/setup-python with python-version: \"3.11\" before this step, or give one with the input \`python:\`." >&2
     exit 1
   fi
 fi
 
 rm -rf "$venv"
 "$py" -P -m venv "$venv"
-vpy="$venv/bin/python"
+vbin="$venv/bin"
+if [ -d "$venv/Scripts" ]; then vbin="$venv/Scripts"; fi # a Windows runner's venv
+vpy="$vbin/python"
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 "$vpy" -P -m pip install --quiet --no-deps --require-hashes -r "$src/requirements/action.lock"
 "$vpy" -P -m pip install --quiet --no-deps --no-build-isolation --no-index "$src"
@@ -91,8 +93,8 @@ mkdir -p "$bin"
     echo "  export GITHUB_ACTION_REPOSITORY=$repo GITHUB_ACTION_REF=$ref"
     echo "fi"
   fi
-  printf 'exec %q "$@"\n' "$venv/bin/perfbot"
+  printf 'exec %q "$@"\n' "$vbin/perfbot"
 } >"$bin/perfbot"
 chmod +x "$bin/perfbot"
-echo "perfbot: $("$venv/bin/perfbot" --version) on Python $(version_of "$vpy") ($py)" >&2
+echo "perfbot: $("$vbin/perfbot" --version) on Python $(version_of "$vpy") ($py)" >&2
 echo "$vpy"
