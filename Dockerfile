@@ -1,6 +1,6 @@
-# perfbot as a Docker container action (action.yml: runs.using docker, image: Dockerfile).
-# The runner builds this image, mounts the workspace at /github/workspace (its working
-# directory) and runs `perfbot review ...` with the action's inputs as arguments.
+# perfbot as a container image, for CI systems other than GitHub Actions and for local use
+# (`docker run --rm -v "$PWD:/work" -w /work IMAGE check .`). The GitHub action (action.yml) is a
+# composite action that installs the same perfbot on the runner; it does not use this image.
 #
 # Every dependency, and the build backend, comes from requirements/action.lock with its hash
 # (pip-compile --generate-hashes; see the lock's header to regenerate it), so an action ref

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The example workflows and the action files through zizmor (no finding above low), actionlint
-# (with shellcheck) and the GitHub workflow / action JSON schemas (check-jsonschema). The
+# (with shellcheck; setup/install.sh through shellcheck itself) and the GitHub workflow / action JSON schemas (check-jsonschema). The
 # placeholders OWNER and PERFBOT_SHA are filled with dummies first; for actionlint the perfbot
 # actions are pointed at this checkout (`./`, `./setup`), so their inputs are checked too.
 # The tools come with the dev extra: python -m pip install -e '.[dev]'.
@@ -23,6 +23,7 @@ if grep -rnE "^[^#]*(OWNER|PERFBOT_SHA)" "$tmp/filled" "$tmp/local/.github"; the
   exit 1
 fi
 zizmor --offline --min-severity medium "$tmp"/filled/*.yml action.yml setup/action.yml
+shellcheck setup/install.sh # the actions' install script (their run: steps get actionlint's)
 (cd "$tmp/local" && git init -q . && actionlint)
 check-jsonschema --builtin-schema vendor.github-workflows "$tmp"/filled/*.yml
 check-jsonschema --builtin-schema vendor.github-actions action.yml setup/action.yml

@@ -3,6 +3,8 @@ maintainer copies must be safe as written (scripts/check_workflows.sh adds zizmo
 the JSON schemas in .ci/run)."""
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -122,15 +124,74 @@ def test_rerun_concurrency_cannot_be_used_by_a_random_comment():
     assert wf["jobs"]["report"]["permissions"]["contents"] == "read"
 
 
-def test_the_setup_action_installs_this_commit_with_hashes():
-    setup = load(ACTIONS[1])
-    assert setup["runs"]["using"] == "composite"
-    (step,) = setup["runs"]["steps"]
-    assert step["env"]["PERFBOT_SRC"] == "${{ github.action_path }}/.."
-    script = step["run"]
+# A Python older than 3.11, as far as the actions can tell: no -P, and its version.
+OLD_PYTHON = """#!/bin/sh
+for a in "$@"; do [ "$a" = -P ] && { echo "Unknown option: -P" >&2; exit 2; }; done
+case "$*" in
+  *"< (3, 11)"*) exit 1 ;;
+  *version_info*) echo 3.10 ;;
+esac
+"""
+
+
+def run_install_step(action: Path, tmp_path: Path, python: str, path: str) -> tuple:
+    """The action's install step as the runner runs it: its env (``${{ }}`` evaluated), then its
+    script through ``bash -eo pipefail``. Returns (exit code, stderr, GITHUB_PATH's text)."""
+    step = next(s for s in load(action)["runs"]["steps"] if s.get("id") == "install")
+    values = {
+        "github.action_path": str(action.parent),
+        "inputs.python": python,
+        "github.action_repository": "",  # as GitHub's runner leaves them in composite actions
+        "github.action_ref": "",
+    }
+    expr = re.compile(r"\$\{\{\s*([\w.-]+)\s*\}\}")
+    env = {k: expr.sub(lambda m: values[m[1]], str(v)) for k, v in step["env"].items()}
+    temp = tmp_path / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    for tool in ("bash", "tail", "rm", "mkdir", "cat"):  # PATH holds no other Python
+        if not (Path(path) / tool).exists():
+            (Path(path) / tool).symlink_to(shutil.which(tool))
+    (tmp_path / "path").write_text("")
+    (tmp_path / "output").write_text("")
+    got = subprocess.run(
+        ["/bin/bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        env={"PATH": path, "RUNNER_TEMP": str(temp), "GITHUB_PATH": str(tmp_path / "path"),
+             "GITHUB_OUTPUT": str(tmp_path / "output"), **env},
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )  # fmt: skip
+    return got.returncode, got.stderr, (tmp_path / "path").read_text()
+
+
+@pytest.mark.parametrize("action", ACTIONS, ids=["action", "setup"])
+def test_an_older_python_is_refused_in_words(action, tmp_path):
+    """perfbot needs 3.11; MindSpore's Python may be 3.9 or 3.10: say so, not `Unknown option`."""
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "python3.10").write_text(OLD_PYTHON)
+    (bin_ / "python3.10").chmod(0o755)
+    rc, err, path = run_install_step(action, tmp_path, str(bin_ / "python3.10"), str(bin_))
+    assert rc != 0 and path == ""
+    assert "perfbot needs Python 3.11 or later" in err and "is Python 3.10" in err, err
+    assert "Unknown option" not in err
+
+
+@pytest.mark.parametrize("action", ACTIONS, ids=["action", "setup"])
+def test_no_python_on_path_is_refused_in_words(action, tmp_path):
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "python3").write_text(OLD_PYTHON)
+    (bin_ / "python3").chmod(0o755)
+    rc, err, path = run_install_step(action, tmp_path, "", str(bin_))
+    assert rc != 0 and path == ""
+    assert "perfbot needs Python 3.11 or later and found none on PATH" in err, err
+    assert "python3 3.10" in err and "actions/setup-python" in err
+
+
+def test_the_install_script_installs_this_commit_with_hashes():
+    script = (ROOT / "setup" / "install.sh").read_text(encoding="utf-8")
     assert "--require-hashes" in script and "requirements/action.lock" in script
-    assert '--no-index "$PERFBOT_SRC"' in script
-    assert "--system-site-packages" in script and " -P -m " in script
+    assert '--no-index "$src"' in script and " -P -m " in script
+    assert "--system-site-packages" not in script  # perfbot's Python is not the benchmark's
 
 
 def test_the_lock_file_pins_every_dependency_by_hash():

@@ -1,10 +1,15 @@
-"""action.yml, the Dockerfile and the example workflows; the Docker entrypoint run outside Docker
-with the arguments and environment the runner would give it."""
+"""action.yml (a composite action), the Dockerfile (the same perfbot as an image, for other CI
+systems) and the example workflows. The action's review step runs here through bash, as the
+runner runs it, with a stand-in `perfbot` that hands its arguments to ``perfbot.cli.main``; the
+whole action and every example workflow run end to end through act in tests/act/."""
 
+import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
-import pytest
 import review_kit
 import yaml
 from review_kit import BROKEN, README
@@ -15,17 +20,42 @@ action = review_kit.action  # the fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+STEPS = {s["id"]: s for s in ACTION["runs"]["steps"]}
 WORKFLOWS = ROOT / "examples" / "workflows"
 INPUTS = ["github-token", "config", "paths", "fail-on", "filter-mode", "max-comments", "sarif-file"]
 EXPR = re.compile(r"\$\{\{\s*inputs\.([\w-]+)\s*\}\}")
+# a `perfbot` that prints the arguments it was given, one JSON list
+ECHO = f"#!{sys.executable}\nimport json, sys\nprint(json.dumps(sys.argv[1:]))\n"
 
 
-def test_a_docker_action_on_the_dockerfile():
-    assert ACTION["runs"]["using"] == "docker"
-    assert ACTION["runs"]["image"] == "Dockerfile"
-    assert ACTION["runs"]["env"] == {"GITHUB_TOKEN": "${{ inputs.github-token }}"}
-    assert ACTION["runs"]["args"][0] == "review"
+def test_a_composite_action_that_installs_then_reviews():
+    assert ACTION["runs"]["using"] == "composite"
+    assert list(STEPS) == ["install", "review"]
+    install = STEPS["install"]
+    assert install["env"]["PERFBOT_SRC"] == "${{ github.action_path }}"
+    assert "setup/install.sh" in install["run"]
+    assert STEPS["review"]["env"]["GITHUB_TOKEN"] == "${{ inputs.github-token }}"
     assert ACTION["name"] and ACTION["description"] and ACTION["branding"]
+
+
+def review_argv(tmp_path: Path, **given: str) -> list[str]:
+    """The arguments `perfbot` gets from the review step, its env evaluated as the runner does
+    (each ``${{ inputs.x }}`` replaced by the input's value) and its script run by bash."""
+    values = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
+    values.update(given)
+    step = STEPS["review"]
+    env = {k: EXPR.sub(lambda m: values[m[1]], str(v)) for k, v in step["env"].items()}
+    runner_temp = tmp_path / "runner-temp"
+    stub = runner_temp / "perfbot-action-bin" / "perfbot"
+    stub.parent.mkdir(parents=True, exist_ok=True)
+    stub.write_text(ECHO)
+    stub.chmod(0o755)
+    got = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        env={"PATH": os.environ["PATH"], "RUNNER_TEMP": str(runner_temp), **env},
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return json.loads(got.stdout)
 
 
 def test_inputs_have_descriptions_and_defaults():
@@ -39,24 +69,24 @@ def test_inputs_have_descriptions_and_defaults():
         assert not spec.get("required"), name
 
 
-def test_every_input_reaches_perfbot_review():
-    args = ACTION["runs"]["args"][1:]
-    mapped = {}
-    for arg in args:
-        flag, _, value = arg.partition("=")
-        (name,) = EXPR.findall(value)
-        mapped[name] = flag
-    inputs = set(ACTION["inputs"]) - {"github-token"}  # the token goes through the environment
-    assert set(mapped) == inputs
+def test_every_input_reaches_perfbot_review(tmp_path):
+    inputs = set(ACTION["inputs"]) - {"github-token", "python"}  # env / the install step
+    given = {name: f"value of {name}\nwith a second line and $HOME" for name in inputs}
+    argv = review_argv(tmp_path, **given)
+    assert argv[0] == "review"
+    mapped = dict(a.partition("=")[::2] for a in argv[1:])
+    assert set(mapped) == {"--" + name for name in inputs}
+    for name in inputs:
+        assert mapped["--" + name] == given[name]  # one argument each, never shell code
     known = {o for a in _review_parser()._actions for o in a.option_strings}
-    assert set(mapped.values()) <= known
-    for name, flag in mapped.items():
-        assert flag == "--" + name, (name, flag)
+    assert set(mapped) <= known
 
 
 def test_outputs_are_documented_and_written(gh, action):
     assert set(ACTION["outputs"]) == {"findings", "errors", "fixable"}
     assert all(spec["description"] for spec in ACTION["outputs"].values())
+    for name, spec in ACTION["outputs"].items():
+        assert spec["value"] == f"${{{{ steps.review.outputs.{name} }}}}"
     pr = gh.add_pull(changes={README: (None, BROKEN)})
     r = action.run(pr)
     assert set(r.outputs) == set(ACTION["outputs"])
@@ -89,20 +119,13 @@ def test_dockerfile_is_small_and_conventional():
             assert (ROOT / path).exists(), path
 
 
-def with_inputs(**given: str) -> list[str]:
-    """The container's arguments, as the runner evaluates action.yml's expressions."""
-    values = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
-    values.update(given)
-    return [EXPR.sub(lambda m: values[m[1]], a) for a in ACTION["runs"]["args"]]
-
-
-def test_the_entrypoint_with_default_inputs(gh, action):
+def test_the_review_step_with_default_inputs(gh, action, tmp_path):
     pr = gh.add_pull(changes={README: (None, BROKEN)})
     ws = action.workspace(pr)
     summary, output = action.env(event=action.event(pr), workspace=ws)
-    argv = with_inputs()
+    argv = review_argv(tmp_path)
     assert argv[0] == "review" and "--fail-on=error" in argv and "--config=" in argv
-    r = action.call(argv, summary, output)  # perfbot.cli.main(["review", ...]), the ENTRYPOINT
+    r = action.call(argv, summary, output)  # perfbot.cli.main(["review", ...])
     assert r.rc == 1
     assert len(gh.reviews) == 1 and len(gh.review_comments) == 4
     assert r.outputs == {"findings": "6", "errors": "2", "fixable": "6"}
@@ -110,14 +133,15 @@ def test_the_entrypoint_with_default_inputs(gh, action):
     assert "::error file=configs/toynet/README.md" in r.out
 
 
-def test_the_entrypoint_with_every_input(gh, action, tmp_path):
+def test_the_review_step_with_every_input(gh, action, tmp_path):
     pr = gh.add_pull(
         changes={README: (None, BROKEN)},
         contents={"ci/perfbot.yml": "rules:\n  PB504: off\n"},
     )
     ws = action.workspace(pr)
     summary, output = action.env(event=action.event(pr), workspace=ws)
-    argv = with_inputs(
+    argv = review_argv(
+        tmp_path,
         config="ci/perfbot.yml",
         paths="configs/**/README.md\nother/README.md",
         **{
@@ -133,44 +157,6 @@ def test_the_entrypoint_with_every_input(gh, action, tmp_path):
     assert len(gh.review_comments) == 1  # max-comments
     assert "PB504" not in str(gh.issue_comments)  # the config turned it off
     assert (ws / "out" / "perfbot.sarif").is_file() and (ws / "out" / "findings.json").is_file()
-
-
-@pytest.mark.parametrize(
-    "name", ["perfbot.yml", "perfbot-fork-check.yml", "perfbot-fork-post.yml", "perfbot-sarif.yml"]
-)
-def test_example_workflows_parse(name):
-    wf = yaml.safe_load((WORKFLOWS / name).read_text())
-    assert wf["jobs"] and wf["permissions"] == {}  # each job asks for what it needs
-    perms = {k: v for job in wf["jobs"].values() for k, v in job["permissions"].items()}
-    on = wf[True]  # YAML reads the key `on` as true
-    steps = [s for job in wf["jobs"].values() for s in job["steps"]]
-    uses = [s.get("uses", "") for s in steps]
-    if name == "perfbot.yml":
-        assert "pull_request" in on and perms["pull-requests"] == "write"
-        checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
-        assert checkout["with"]["ref"] == "${{ github.event.pull_request.head.sha }}"
-        assert "OWNER/perfbot@PERFBOT_SHA" in uses
-    elif name == "perfbot-fork-check.yml":
-        assert "pull_request" in on and "pull_request_target" not in on
-        step = next(s for s in steps if s.get("uses") == "OWNER/perfbot@PERFBOT_SHA")
-        assert step["with"]["findings-out"] == "perfbot-findings.json"
-        assert any(u.startswith("actions/upload-artifact") for u in uses)
-    elif name == "perfbot-fork-post.yml":
-        assert on["workflow_run"]["workflows"] == ["perfbot check"]
-        # only the default branch is checked out (nothing from the fork), and the fork's
-        # artifact is downloaded outside that checkout
-        for s in steps:
-            if s.get("uses", "").startswith("actions/checkout"):
-                assert "ref" not in s.get("with", {}) and "path" not in s.get("with", {})
-            if s.get("uses", "").startswith("actions/download-artifact"):
-                assert s["with"]["path"].startswith("${{ runner.temp }}/")
-        step = next(s for s in steps if s.get("uses") == "OWNER/perfbot@PERFBOT_SHA")
-        assert step["with"]["findings"].endswith("perfbot-findings.json")
-        assert any(u.startswith("actions/download-artifact") for u in uses)
-    else:
-        assert perms["security-events"] == "write"
-        assert any("--format sarif" in s.get("run", "") for s in steps)
-        assert any(u.startswith("github/codeql-action/upload-sarif") for u in uses)
 
 
 def test_fork_check_workflow_name_matches_the_post_trigger():
