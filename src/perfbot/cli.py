@@ -222,6 +222,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     ``argv`` names gets its options (a cold `perfbot check` builds one sub-parser, not 15)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Check and fix the Requirements and Performance tables of MindSpore model "
         "READMEs.",
     )
@@ -231,12 +232,26 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for name, (kw, options) in SUBCOMMANDS.items():
         if only is not None and name != only:
             continue
-        p = sub.add_parser(name, **kw)
+        p = sub.add_parser(name, allow_abbrev=False, **kw)
         if name == "docs":
             sub._choices_actions = [a for a in sub._choices_actions if a.dest != "docs"]
         if options is not None:
             options(p)
     return parser
+
+
+def _meant(parser: argparse.ArgumentParser, extra: list[str]) -> str:
+    """ "; options are never abbreviated: did you mean --write-baseline?" for an unknown option
+    that starts a known one of the sub-command (argparse's own abbreviations are off)."""
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    known = [o for p in (sub.choices.values() if sub else ()) for o in p._option_string_actions]
+    for word in extra:
+        name = word.split("=", 1)[0]
+        if name.startswith("--") and len(name) > 2:
+            longer = sorted(o for o in set(known) if o.startswith(name) and o != name)
+            if longer:
+                return f"; options are never abbreviated: did you mean {' or '.join(longer)}?"
+    return ""
 
 
 # --- entry point ----------------------------------------------------------------------------------
@@ -298,7 +313,7 @@ def _main(argv: list[str]) -> int:
         rest = argv[argv.index(args.command) + 1 :]
         return _run_edge(args.command, rest)
     if extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{_meant(parser, extra)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
@@ -968,6 +983,22 @@ class _Gate:
         return out
 
 
+def _may_overwrite(path: str) -> None:
+    """--write-baseline replaces only a perfbot baseline (or writes a new file): a README or any
+    other file there is a usage error, before anything is checked."""
+    from .baseline import Baseline, BaselineError
+
+    if not os.path.lexists(path):
+        return
+    try:
+        Baseline.load(path)
+    except BaselineError as e:
+        raise UsageError(
+            f"--write-baseline: {e}; perfbot overwrites only a baseline it wrote (remove the "
+            "file or choose another name)"
+        ) from None
+
+
 def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileResult]) -> int:
     from .baseline import render
     from .report import summary_line
@@ -1040,6 +1071,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("--write-baseline records every finding: drop --baseline/--diff-base")
     if args.add_noqa and (args.write_baseline or args.baseline or args.diff_base):
         raise UsageError("--add-noqa silences every finding: drop the other gate options")
+    if args.write_baseline:
+        _may_overwrite(args.write_baseline)
     run = _Runner(args)
     if getattr(args, "explain_tables", False):
         return _explain_tables(run)

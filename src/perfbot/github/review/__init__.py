@@ -181,6 +181,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _review_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=f"{PROG} review",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Check the model READMEs a pull request changes and post one review whose "
         "comments suggest the fixes (the GitHub Action's entrypoint).",
     )
@@ -207,6 +208,7 @@ def _review_parser() -> argparse.ArgumentParser:
 def _post_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=f"{PROG} post",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Post a findings file written by `perfbot review --findings-out` (the "
         "privileged half of the two-workflow pattern for pull requests from forks). The file is "
         "treated as untrusted data.",

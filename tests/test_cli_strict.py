@@ -1,0 +1,95 @@
+"""The command line cannot be misread (issue 18): no option is ever taken for a longer one it
+starts (`--write` is not `--write-baseline`), and `--write-baseline` replaces only a baseline."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BROKEN = ROOT / "examples" / "broken" / "README.md"
+
+
+def perfbot(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "perfbot", *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "m").mkdir()
+    shutil.copy(BROKEN, tmp_path / "m" / "README.md")
+    return tmp_path
+
+
+def test_write_is_not_write_baseline(repo):
+    before = (repo / "m" / "README.md").read_bytes()
+    got = perfbot("check", "--write", "m/README.md", cwd=repo)
+    assert got.returncode == 2
+    assert "unrecognized arguments: --write" in got.stderr
+    assert "did you mean --write-baseline?" in got.stderr
+    assert (repo / "m" / "README.md").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "--diff", "."],  # ruff's --diff, not --diff-base
+        ["check", "--add", "m"],  # not --add-noqa
+        ["check", "--stat", "."],
+        ["check", "--exp", "."],
+        ["fix", "--unsafe", "."],
+        ["config", "--sch"],
+        ["review", "--rep", "org/models"],
+        ["post", "--findings", "x.json", "--dry"],
+        ["plan", "--conf", ".perfbot.yml"],
+        ["bench", "--conf", ".perfbot.yml"],
+        ["report", "--res", "results"],
+        ["command", "--conf", ".perfbot.yml"],
+    ],
+)
+def test_no_command_takes_an_abbreviation(repo, argv):
+    before = (repo / "m" / "README.md").read_bytes()
+    got = perfbot(*argv, cwd=repo)
+    assert got.returncode == 2, got.stderr
+    assert "unrecognized arguments" in got.stderr
+    assert (repo / "m" / "README.md").read_bytes() == before
+
+
+def test_write_baseline_refuses_a_readme(repo):
+    before = (repo / "m" / "README.md").read_bytes()
+    got = perfbot("check", "--write-baseline", "m/README.md", ".", cwd=repo)
+    assert got.returncode == 2
+    assert "m/README.md: not a perfbot baseline" in got.stderr
+    assert "overwrites only a baseline it wrote" in got.stderr
+    assert (repo / "m" / "README.md").read_bytes() == before
+
+
+def test_write_baseline_refuses_other_json_and_folders(repo):
+    (repo / "other.json").write_text('{"version": 2}\n')
+    got = perfbot("check", "--write-baseline", "other.json", ".", cwd=repo)
+    assert got.returncode == 2 and "not a perfbot baseline" in got.stderr
+    assert (repo / "other.json").read_text() == '{"version": 2}\n'
+    got = perfbot("check", "--write-baseline", "m", ".", cwd=repo)
+    assert got.returncode == 2 and "overwrites only a baseline it wrote" in got.stderr
+
+
+def test_write_baseline_writes_a_new_file_and_replaces_its_own(repo):
+    got = perfbot("check", "--write-baseline", "b.json", ".", cwd=repo)
+    assert got.returncode == 0, got.stderr
+    first = json.loads((repo / "b.json").read_text())
+    assert first["tool"] == "perfbot" and first["findings"]
+    (repo / "m" / "README.md").write_text("# nothing\n")
+    got = perfbot("check", "--write-baseline", "b.json", "m/README.md", cwd=repo)
+    assert got.returncode == 0, got.stderr
+    assert json.loads((repo / "b.json").read_text())["findings"] == []
