@@ -49,6 +49,30 @@ class UsageError(Exception):
     """A bad option value: printed as ``perfbot: error: ...``, exit 2."""
 
 
+def benchmarks_file(config: Config, cfg_path: Any) -> str:
+    """The config file that set ``benchmarks:`` (shown relative to the current folder)."""
+    from .config_tree import origins
+
+    where = str(origins(config).get("benchmarks") or cfg_path or ".perfbot.yml")
+    return os.path.relpath(where) if os.path.isabs(where) else where
+
+
+def benchmark_problems(config: Config, where: str) -> str | None:
+    """The problems of the ``benchmarks:`` entries, on one line, when one is an entry that
+    ``perfbot bench`` and ``/perfbot rerun`` would refuse, else None. The rule is
+    :func:`perfbot.runner.spec.validate_benchmarks` (the one place for it): `check` and `config`
+    only ask it, so a typo fails pre-commit and CI, not the first rerun."""
+    if not config.benchmarks:
+        return None
+    from .runner.spec import SpecError, validate_benchmarks
+
+    try:
+        validate_benchmarks(config.benchmarks, source=where)
+    except SpecError as e:
+        return "; ".join(ln.removeprefix(f"{where}: ") for ln in str(e).splitlines())
+    return None
+
+
 # --- arguments ------------------------------------------------------------------------------------
 
 
@@ -498,13 +522,18 @@ class _Runner:
         self._printed_errors = 0  # errors already printed by emit()
         self._root: str | None = None
         self._bad_configs: set[tuple[str, str]] = set()
+        self._benchmarks_seen: dict[str, str | None] = {}  # file -> its benchmarks' problems
         # (config paths, their folder) -> whether they matched a file: a `paths:` that matches
         # nothing is said, not silently a run over 0 files
         self.paths_used: dict[tuple[tuple[str, ...], str], bool] = {}
         if args.config is not None:
             from .config import load_config
+            from .config_light import ConfigError
 
-            load_config(args.config)  # a bad --config is a usage error: raises ConfigError
+            config = load_config(args.config)  # a bad --config is a usage error: ConfigError
+            bad = benchmark_problems(config, args.config)
+            if bad is not None:
+                raise ConfigError(f"{args.config}: {bad}")
         self.selection = _Selection(args.select, args.ignore)
 
     def config(self, job: _Job) -> tuple[Config, str] | None:
@@ -526,6 +555,14 @@ class _Runner:
                 self._bad_configs.add((where, msg))
                 self.errors.append(FileError(where, msg))
             return None
+        if config.benchmarks:
+            where = benchmarks_file(config, cfg_path)
+            if where not in self._benchmarks_seen:
+                self._benchmarks_seen[where] = benchmark_problems(config, where)
+                if self._benchmarks_seen[where] is not None:
+                    self.errors.append(FileError(where, self._benchmarks_seen[where] or ""))
+            if self._benchmarks_seen[where] is not None:
+                return None
         base = str(cfg_path.parent) if cfg_path is not None else job.root
         return self.selection.apply(config), base
 
@@ -1377,6 +1414,12 @@ def cmd_config(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.path}: no such file or directory")
     target = os.path.join(args.path, "README.md") if os.path.isdir(args.path) else args.path
     config, cfg_path = config_for(target, args.config)
+    where = benchmarks_file(config, cfg_path)
+    bad = benchmark_problems(config, where)
+    if bad is not None:
+        from .config_light import ConfigError
+
+        raise ConfigError(f"{where}: {bad}")
     render = render_json if args.format == "json" else render_yaml
     sys.stdout.write(render(config, cfg_path))
     return 0

@@ -100,6 +100,7 @@ class DefaultConfig:
     aliases: ClassVar[dict[str, list[str]]] = {}
     matrix: ClassVar[list[Any]] = []
     rules: ClassVar[dict[str, str]] = {}
+    benchmarks: ClassVar[list[Any]] = []  # `check` asks (perfbot.cli.benchmark_problems)
 
     root = False
     fixable = None
@@ -328,6 +329,7 @@ class PlainConfig:
         "rules",
         "unfixable",
     )
+    benchmarks: ClassVar[list[Any]] = []  # a file with `benchmarks:` is not plain
 
     def __init__(self, data: dict[str, Any], path: Path):
         """Raises :class:`_NotPlain` for data pydantic would coerce or refuse."""
