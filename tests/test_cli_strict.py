@@ -93,3 +93,17 @@ def test_write_baseline_writes_a_new_file_and_replaces_its_own(repo):
     got = perfbot("check", "--write-baseline", "b.json", "m/README.md", cwd=repo)
     assert got.returncode == 0, got.stderr
     assert json.loads((repo / "b.json").read_text())["findings"] == []
+
+
+def test_a_readme_that_is_not_utf8_is_that_files_error(repo):
+    (repo / "cn").mkdir()
+    text = "# 模型\n\n## 性能\n\n| 模型 | 卡数 |\n|---|---|\n| dit | 8 |\n"
+    (repo / "cn" / "README.md").write_bytes(text.encode("gbk"))
+    got = perfbot("check", "cn/README.md", "m/README.md", cwd=repo)
+    assert got.returncode == 2
+    assert "cn/README.md: error: is not UTF-8 (byte 0xd0 at offset 4)" in got.stdout
+    assert "it looks like GBK/GB18030 (Chinese) text" in got.stdout
+    assert "m/README.md:" in got.stdout  # the other file is still checked
+    before = (repo / "cn" / "README.md").read_bytes()
+    assert perfbot("fix", "cn/README.md", cwd=repo).returncode == 2
+    assert (repo / "cn" / "README.md").read_bytes() == before
