@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = sorted((ROOT / "docs").glob("*.md")) + [ROOT / "README.md"]
+DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
 WORKFLOWS = sorted((ROOT / "examples" / "workflows").glob("*.yml"))
 
 # an install with extras names a package to fetch, anywhere in the text (the prose too):

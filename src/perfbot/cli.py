@@ -351,8 +351,19 @@ def _main(argv: list[str]) -> int:
     except (ConfigError, UsageError) as e:
         from .report import printable
 
-        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
+        named, msg = _config_named(str(e))
+        text = f"{named}: {msg}" if named else msg
+        print(f"{PROG}: error: {printable(text)}", file=sys.stderr)
         return 2
+
+
+def _config_named(msg: str) -> tuple[str | None, str]:
+    """(the config file a message starts with, shown relative to the current folder; the rest)
+    or (None, msg). Config errors start with the file's path, absolute once resolved."""
+    head, sep, rest = msg.partition(": ")
+    if sep and os.path.basename(head) in (".perfbot.yml", ".perfbot.yaml"):
+        return (os.path.relpath(head) if os.path.isabs(head) else head), rest
+    return None, msg
 
 
 @contextlib.contextmanager
@@ -551,6 +562,8 @@ class _Runner:
             msg = str(e)
             for prefix in (f"{found}: ", f"{where}: "):
                 msg = msg.removeprefix(prefix)
+            named, msg = _config_named(msg)  # a folder above's file: that file is the error
+            where = named or where
             if (where, msg) not in self._bad_configs:
                 self._bad_configs.add((where, msg))
                 self.errors.append(FileError(where, msg))

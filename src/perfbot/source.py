@@ -213,20 +213,22 @@ def decode_strict(data: bytes) -> str:
 
 
 def _utf16_without_bom(head: bytes) -> str | None:
-    """ "little-endian"/"big-endian" when NUL bytes sit on one side of each pair (ASCII text in
-    UTF-16) and the bytes decode so, else None."""
+    """ "little-endian"/"big-endian" when NUL bytes fill one side of most pairs (text with ASCII
+    in UTF-16) and the bytes decode so to printable text, else None."""
     even, odd = head[0::2].count(0), head[1::2].count(0)
     pairs = len(head) // 2
     for order, codec, nuls, other in (
         ("little-endian", "utf-16-le", odd, even),
         ("big-endian", "utf-16-be", even, odd),
     ):
-        if pairs and nuls >= pairs // 4 and other <= nuls // 20:
+        if pairs >= 4 and nuls * 2 >= pairs and other <= nuls // 20:
             try:
-                head[: pairs * 2].decode(codec)
+                # not final: the probe may end inside a surrogate pair
+                text = codecs.getincrementaldecoder(codec)().decode(head, final=False)
             except UnicodeDecodeError:
                 continue
-            return order
+            if all(c.isprintable() or c in "\t\r\n" for c in text):
+                return order
     return None
 
 
