@@ -1457,8 +1457,16 @@ def cmd_init(args: argparse.Namespace) -> int:
         print(e, file=sys.stderr)
     s = survey(sources)
     text, before, after = settle(propose(s), s, sources)
+    import yaml
+
     if args.stdout:
         sys.stdout.write(text)
+    elif not yaml.safe_load(text):  # nothing to set: a file of `{}` would only say the defaults
+        print(
+            f"{PROG}: no convention is followed by enough READMEs to set anything; nothing "
+            "written (the defaults apply)",
+            file=sys.stderr,
+        )
     else:
         try:
             with open(target, "w", encoding="utf-8", newline="\n") as fh:
