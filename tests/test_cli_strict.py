@@ -107,3 +107,52 @@ def test_a_readme_that_is_not_utf8_is_that_files_error(repo):
     before = (repo / "cn" / "README.md").read_bytes()
     assert perfbot("fix", "cn/README.md", cwd=repo).returncode == 2
     assert (repo / "cn" / "README.md").read_bytes() == before
+
+
+def test_a_misspelt_command_gets_a_suggestion_and_no_hidden_command(repo):
+    got = perfbot("chek", ".", cwd=repo)
+    assert got.returncode == 2
+    assert "unknown command 'chek'; did you mean `perfbot check`?" in got.stderr
+    assert "docs" not in got.stderr.splitlines()[-1]
+
+
+def test_fix_of_a_missing_path_says_only_the_error(repo):
+    got = perfbot("fix", "nope/", cwd=repo)
+    assert got.returncode == 2
+    assert "Nothing to fix" not in got.stdout + got.stderr
+    assert "nope/: error: no such file or directory" in got.stdout + got.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "wanted"),
+    [
+        (["review", "--help"], ["--fail-on {error,warning,info,never}", "--max-comments N"]),
+        (["review", "--help"], ["--filter-mode {added,diff_context,file,nofilter}"]),
+        (["post", "--help"], ["--findings FILE", "findings file `perfbot review --findings-out`"]),
+        (["rules", "--help"], ["output format"]),
+        (["rule", "--help"], ["output format"]),
+        (["matrix", "--help"], ["output format"]),
+        (["config", "--help"], ["output format"]),
+    ],
+)
+def test_help_names_the_choices_and_says_what_each_option_is(repo, argv, wanted):
+    got = perfbot(*argv, cwd=repo)
+    assert got.returncode == 0
+    text = " ".join(got.stdout.split())
+    for want in wanted:
+        assert want in text, want
+
+
+def test_the_baseline_and_summary_lines_read_once(repo):
+    got = perfbot("check", "--write-baseline", "b.json", ".", cwd=repo)
+    assert "wrote b.json: 17 findings (5 errors, 12 warnings, 0 info) in 1 file;" in got.stderr
+    assert "finding(s)" not in got.stderr
+    got = perfbot("check", "--select", "PB401", ".", cwd=repo)
+    assert (
+        "1 fixable with `perfbot fix --unsafe-fixes` (it changes a measured or declared "
+        "value: review it)" in got.stdout
+    )
+    got = perfbot("fix", "--select", "PB401", ".", cwd=repo)
+    assert "1 unsafe fix not applied (it changes a measured or declared value): review it" in (
+        got.stdout
+    )

@@ -172,19 +172,21 @@ def _fix_options(p: argparse.ArgumentParser) -> None:
 
 
 def _rules_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
 def _matrix_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".", help="whose .perfbot.yml to merge (default: .)")
     p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml")
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="output format"
+    )
 
 
 def _config_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".", help="a file or folder (default: .)")
     p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml")
-    p.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    p.add_argument("--format", choices=("yaml", "json"), default="yaml", help="output format")
     p.add_argument(
         "--schema", action="store_true", help="print the JSON Schema of .perfbot.yml instead"
     )
@@ -198,7 +200,9 @@ def _init_options(p: argparse.ArgumentParser) -> None:
 
 def _rule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", metavar="RULE", help="a rule id (PB401) or slug (img-s-mismatch)")
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="output format"
+    )
 
 
 def _docs_options(p: argparse.ArgumentParser) -> None:
@@ -254,8 +258,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     only = _needed(argv)
     for name, (kw, options) in SUBCOMMANDS.items():
-        if only is not None and name != only:
-            continue
+        if (only is not None or name == "docs") and name != only:
+            continue  # `docs` only when named: not in the list of a misspelt command's error
         p = sub.add_parser(name, allow_abbrev=False, **kw)
         if name == "docs":
             sub._choices_actions = [a for a in sub._choices_actions if a.dest != "docs"]
@@ -332,6 +336,13 @@ def _guarded(argv: list[str]) -> int:
 
 def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
+        import difflib
+
+        shown = [n for n in SUBCOMMANDS if n != "docs"]
+        guess = difflib.get_close_matches(argv[0], shown, 1)
+        meant = f"; did you mean `{PROG} {guess[0]}`?" if guess else ""
+        parser.error(f"unknown command {argv[0]!r}{meant} (commands: {', '.join(shown)})")
     args, extra = parser.parse_known_args(argv)
     if args.command in EDGES:
         rest = argv[argv.index(args.command) + 1 :]
@@ -1062,8 +1073,7 @@ def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileRe
         raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
     for e in run.errors:
         print(e, file=sys.stderr)
-    n = sum(len(r.findings) for r in results)
-    print(f"wrote {path}: {n} finding(s) ({summary_line(results, run.errors)})", file=sys.stderr)
+    print(f"wrote {path}: {summary_line(results, run.errors)}", file=sys.stderr)
     return 2 if run.errors else 0
 
 
@@ -1286,13 +1296,14 @@ def cmd_fix(args: argparse.Namespace) -> int:
         if changed:
             n_files = plural(len(changed), "file")
             print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)
-        else:
+        elif results or not run.errors:  # not when no file could even be read
             print("Nothing to fix", file=out)
         left = 0 if args.unsafe_fixes else sum(f.unsafe_fix for r in results for f in r.findings)
         if left:
+            they, them = ("it changes", "it") if left == 1 else ("they change", "them")
             print(
-                f"{plural(left, 'unsafe fix', 'unsafe fixes')} not applied (they change a measured "
-                "or declared value): review them, then run `perfbot fix --unsafe-fixes`",
+                f"{plural(left, 'unsafe fix', 'unsafe fixes')} not applied ({they} a measured "
+                f"or declared value): review {them}, then run `perfbot fix --unsafe-fixes`",
                 file=out,
             )
     if args.diff:
@@ -1393,6 +1404,11 @@ def cmd_docs(args: argparse.Namespace) -> int:
     from .docs import default_path, render_rules_md
 
     path = Path(args.output) if args.output else default_path()
+    if path is None:
+        raise UsageError(
+            "`perfbot docs` regenerates perfbot's own docs/rules.md, and this perfbot is not run "
+            "from its source checkout: name the file with --output FILE"
+        )
     text = render_rules_md()
     try:
         current = path.read_text(encoding="utf-8") if path.exists() else None
@@ -1405,6 +1421,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
             return 1
         return 0
     if current == text:
+        print(f"{path} is up to date", file=sys.stderr)
         return 0
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

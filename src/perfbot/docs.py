@@ -81,12 +81,13 @@ def rule_url(rule_id: str, slug: str, environ: Mapping[str, str] | None = None) 
     return f"{base}#{anchor(rule_id, slug)}" if base else None
 
 
-def default_path() -> Path:
-    """``docs/rules.md`` of the source checkout perfbot runs from, else of the current folder."""
+def default_path() -> Path | None:
+    """``docs/rules.md`` of the source checkout perfbot runs from, or None for an installed
+    perfbot (never the current folder's: that is some other repository's ``docs/``)."""
     root = Path(__file__).resolve().parents[2]
     if (root / "pyproject.toml").is_file() and (root / "src" / "perfbot").is_dir():
         return root / "docs" / "rules.md"
-    return Path("docs") / "rules.md"
+    return None
 
 
 def _fence(text: str, lang: str = "markdown") -> str:
