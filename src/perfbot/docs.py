@@ -46,6 +46,17 @@ _SECTION = re.compile(r"^([A-Z][A-Za-z ]*):$")
 _CODE_SECTIONS = ("Example", "Use instead")
 
 
+def is_repository(text: str) -> bool:
+    """``owner/name`` as GitHub spells them, nothing else (safe in a URL, Markdown or a shell
+    word)."""
+    return bool(_REPO.fullmatch(text))
+
+
+def is_ref(text: str) -> bool:
+    """A branch, tag or sha of ``A-Z a-z 0-9 . _ / -`` without ``..``."""
+    return bool(_REF.fullmatch(text))
+
+
 def rules_url(environ: Mapping[str, str] | None = None) -> str | None:
     """The URL of the rules page (``docs/rules.md``) to link to, or None for no link.
 
