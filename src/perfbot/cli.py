@@ -258,8 +258,8 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     only = _needed(argv)
     for name, (kw, options) in SUBCOMMANDS.items():
-        if (only is not None or name == "docs") and name != only:
-            continue  # `docs` only when named: not in the list of a misspelt command's error
+        if only is not None and name != only:
+            continue
         p = sub.add_parser(name, allow_abbrev=False, **kw)
         if name == "docs":
             sub._choices_actions = [a for a in sub._choices_actions if a.dest != "docs"]

@@ -33,7 +33,7 @@ _ACTION_ENV = (
     ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF"),
 )
 _REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/(?!\.\.?$)[A-Za-z0-9._-]{1,100}")
-_REF = re.compile(r"(?!.*\.\.)(?!/)(?!-)[A-Za-z0-9._/-]{1,255}(?<!/)")
+_REF = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._/-]{0,254}")  # and no `..`, no trailing `/`
 _SERVER = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?")
 # a URL with nothing that could end a Markdown link or start markup: no spaces, quotes, brackets,
 # parentheses, angle brackets, backticks, backslashes or control characters
@@ -54,7 +54,7 @@ def is_repository(text: str) -> bool:
 
 def is_ref(text: str) -> bool:
     """A branch, tag or sha of ``A-Z a-z 0-9 . _ / -`` without ``..``."""
-    return bool(_REF.fullmatch(text))
+    return bool(_REF.fullmatch(text)) and ".." not in text and not text.endswith("/")
 
 
 def rules_url(environ: Mapping[str, str] | None = None) -> str | None:
@@ -70,10 +70,10 @@ def rules_url(environ: Mapping[str, str] | None = None) -> str | None:
         return url
     for repo_key, ref_key in _ACTION_ENV:
         repo = env.get(repo_key, "").strip()
-        if not repo or not _REPO.fullmatch(repo):
+        if not repo or not is_repository(repo):
             continue
         ref = env.get(ref_key, "").strip()
-        ref = ref if ref and _REF.fullmatch(ref) else "HEAD"
+        ref = ref if ref and is_ref(ref) else "HEAD"
         server = env.get("GITHUB_SERVER_URL", "").strip().rstrip("/")
         server = server if _SERVER.fullmatch(server) else DEFAULT_SERVER
         return f"{server}/{repo}/blob/{ref}/{RULES_PATH}"
