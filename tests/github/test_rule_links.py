@@ -137,3 +137,9 @@ def test_the_explicit_pair_wins_and_the_server_is_the_runners():
     default_branch = rules_url({"GITHUB_ACTION_REPOSITORY": "org/perfbot"})
     assert default_branch == "https://github.com/org/perfbot/blob/HEAD/docs/rules.md"
     assert rules_url({}) is None and rule_url("PB401", "img-s-mismatch", {}) is None
+
+
+def test_the_schema_names_no_placeholder():
+    from perfbot.config_view import SCHEMA_FILE, schema_text
+
+    assert "OWNER" not in schema_text() and "OWNER" not in SCHEMA_FILE.read_text(encoding="utf-8")
