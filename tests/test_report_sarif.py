@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from perfbot import registry
+from perfbot.docs import LINK_ENV
 from perfbot.engine import FileResult
 from perfbot.fix import Edit, Fix
 from perfbot.registry import Finding
@@ -72,7 +73,15 @@ def data() -> dict:
     return sarif.as_data(res, errors, version="0.0.0-test")
 
 
-def test_structure():
+def no_link_env(monkeypatch):
+    for key in LINK_ENV:
+        monkeypatch.delenv(key, raising=False)
+
+
+def test_structure(monkeypatch):
+    no_link_env(monkeypatch)
+    monkeypatch.setenv("GITHUB_ACTION_REPOSITORY", "org/perfbot")
+    monkeypatch.setenv("GITHUB_ACTION_REF", "v1.4.0")
     log = data()
     assert log["version"] == "2.1.0"
     assert log["$schema"].endswith("sarif-2.1.0.json")
@@ -88,7 +97,10 @@ def test_structure():
         assert r["helpUri"].startswith("https://")
         assert r["defaultConfiguration"]["level"] in ("error", "warning", "note")
     assert rules[0]["name"] == "test-sarif-rule"
-    assert rules[0]["helpUri"].endswith("rules.md#pb699-test-sarif-rule")
+    assert rules[0]["helpUri"] == (
+        "https://github.com/org/perfbot/blob/v1.4.0/docs/rules.md#pb699-test-sarif-rule"
+    )
+    assert driver["informationUri"] == "https://github.com/org/perfbot/blob/v1.4.0/docs/rules.md"
     assert rules[0]["shortDescription"]["text"] == "A test rule for the SARIF reporter."
     assert rules[0]["defaultConfiguration"]["level"] == "warning"
     assert rules[1]["name"] == "unregistered-rule"
@@ -167,7 +179,8 @@ def test_render_is_json():
     assert json.loads(sarif.render(res, errors))["version"] == "2.1.0"
 
 
-def test_golden():
+def test_golden(monkeypatch):
+    no_link_env(monkeypatch)  # the file is the same on any machine: no runner-named links
     text = json.dumps(data(), indent=2, ensure_ascii=False) + "\n"
     if os.environ.get("PERFBOT_UPDATE_GOLDEN"):
         GOLDEN.parent.mkdir(exist_ok=True)

@@ -174,24 +174,36 @@ def test_utf16_with_bom(tmp_path: Path, bom: bytes, codec: str) -> None:
     assert fixed_bytes(src) == bom + FIXED.replace("\n", "\r\n").encode(codec)
 
 
-def test_non_utf8_bytes_are_read_with_a_note_and_kept(tmp_path: Path) -> None:
+def test_non_utf8_bytes_are_that_files_error(tmp_path: Path) -> None:
     data = README.replace("# DiT", "# DiT \u2014 caf\u00e9").encode("cp1252")
-    src = read_ok(write(tmp_path, data))
-    assert src.notes and "not valid UTF-8" in src.notes[0] and "0x97" in src.notes[0]
-    assert src.encode(src.text) == data  # the undecodable bytes survive a round trip
-    assert [(f.line, f.rule) for f in check_source(src).findings] == [(15, "PB401")]
-    assert fixed_bytes(src) == data.replace(b"515.61", b"550.54")
+    err = read_source(write(tmp_path, data))
+    assert isinstance(err, FileError)
+    assert err.message.startswith("is not UTF-8 (byte 0x97 at offset ")
+    assert "Windows-1252" in err.message and "save the file as UTF-8" in err.message
+
+
+def test_gbk_is_named(tmp_path: Path) -> None:
+    data = "# 模型\n\n## 性能\n\n| 模型 | 卡数 |\n|---|---|\n| dit | 8 |\n".encode("gbk")
+    err = read_source(write(tmp_path, data))
+    assert isinstance(err, FileError) and "it looks like GBK/GB18030 (Chinese) text" in err.message
+
+
+@pytest.mark.parametrize(("codec", "order"), [("utf-16-le", "little"), ("utf-16-be", "big")])
+def test_utf16_without_a_bom_is_named_not_binary(tmp_path: Path, codec: str, order: str) -> None:
+    err = read_source(write(tmp_path, README.encode(codec)))
+    assert isinstance(err, FileError)
+    assert err.message.startswith(f"looks like UTF-16 ({order}-endian) without a byte-order mark")
 
 
 def test_decode_prefers_utf8() -> None:
     assert decode("é".encode()) == ("é", b"", "utf-8", [])
 
 
-def test_truncated_utf8_after_a_bom_falls_back(tmp_path: Path) -> None:
+def test_truncated_utf8_after_a_bom_is_an_error(tmp_path: Path) -> None:
     data = codecs.BOM_UTF8 + b"# Title \xe2\x82\n"
-    src = read_ok(write(tmp_path, data))
-    assert src.notes  # read, with a note; never raises
-    assert src.encode(src.text) == data
+    err = read_source(write(tmp_path, data))
+    assert isinstance(err, FileError)
+    assert err.message.startswith("is not valid UTF-8 (byte 0xe2 at offset 11)")
 
 
 # --- odd files ----------------------------------------------------------------------------------

@@ -50,6 +50,30 @@ class UsageError(Exception):
     """A bad option value: printed as ``perfbot: error: ...``, exit 2."""
 
 
+def benchmarks_file(config: Config, cfg_path: Any) -> str:
+    """The config file that set ``benchmarks:`` (shown relative to the current folder)."""
+    from .config_tree import origins
+
+    where = str(origins(config).get("benchmarks") or cfg_path or ".perfbot.yml")
+    return os.path.relpath(where) if os.path.isabs(where) else where
+
+
+def benchmark_problems(config: Config, where: str) -> str | None:
+    """The problems of the ``benchmarks:`` entries, on one line, when one is an entry that
+    ``perfbot bench`` and ``/perfbot rerun`` would refuse, else None. The rule is
+    :func:`perfbot.runner.spec.validate_benchmarks` (the one place for it): `check` and `config`
+    only ask it, so a typo fails pre-commit and CI, not the first rerun."""
+    if not config.benchmarks:
+        return None
+    from .runner.spec import SpecError, validate_benchmarks
+
+    try:
+        validate_benchmarks(config.benchmarks, source=where)
+    except SpecError as e:
+        return "; ".join(ln.removeprefix(f"{where}: ") for ln in str(e).splitlines())
+    return None
+
+
 # --- arguments ------------------------------------------------------------------------------------
 
 
@@ -149,19 +173,21 @@ def _fix_options(p: argparse.ArgumentParser) -> None:
 
 
 def _rules_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p.add_argument("--format", choices=("text", "json"), default="text", help="output format")
 
 
 def _matrix_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".", help="whose .perfbot.yml to merge (default: .)")
     p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml")
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="output format"
+    )
 
 
 def _config_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", default=".", help="a file or folder (default: .)")
     p.add_argument("--config", metavar="FILE", help="use this .perfbot.yml")
-    p.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    p.add_argument("--format", choices=("yaml", "json"), default="yaml", help="output format")
     p.add_argument(
         "--schema", action="store_true", help="print the JSON Schema of .perfbot.yml instead"
     )
@@ -175,7 +201,9 @@ def _init_options(p: argparse.ArgumentParser) -> None:
 
 def _rule_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("rule", metavar="RULE", help="a rule id (PB401) or slug (img-s-mismatch)")
-    p.add_argument("--format", choices=("markdown", "json"), default="markdown")
+    p.add_argument(
+        "--format", choices=("markdown", "json"), default="markdown", help="output format"
+    )
 
 
 def _docs_options(p: argparse.ArgumentParser) -> None:
@@ -223,6 +251,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     ``argv`` names gets its options (a cold `perfbot check` builds one sub-parser, not 15)."""
     parser = argparse.ArgumentParser(
         prog=PROG,
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Check and fix the Requirements and Performance tables of MindSpore model "
         "READMEs.",
     )
@@ -232,12 +261,26 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
     for name, (kw, options) in SUBCOMMANDS.items():
         if only is not None and name != only:
             continue
-        p = sub.add_parser(name, **kw)
+        p = sub.add_parser(name, allow_abbrev=False, **kw)
         if name == "docs":
             sub._choices_actions = [a for a in sub._choices_actions if a.dest != "docs"]
         if options is not None:
             options(p)
     return parser
+
+
+def _meant(parser: argparse.ArgumentParser, extra: list[str]) -> str:
+    """ "; options are never abbreviated: did you mean --write-baseline?" for an unknown option
+    that starts a known one of the sub-command (argparse's own abbreviations are off)."""
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    known = [o for p in (sub.choices.values() if sub else ()) for o in p._option_string_actions]
+    for word in extra:
+        name = word.split("=", 1)[0]
+        if name.startswith("--") and len(name) > 2:
+            longer = sorted(o for o in set(known) if o.startswith(name) and o != name)
+            if longer:
+                return f"; options are never abbreviated: did you mean {' or '.join(longer)}?"
+    return ""
 
 
 # --- entry point ----------------------------------------------------------------------------------
@@ -294,12 +337,19 @@ def _guarded(argv: list[str]) -> int:
 
 def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
+    if argv and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS:
+        import difflib
+
+        shown = [n for n in SUBCOMMANDS if n != "docs"]
+        guess = difflib.get_close_matches(argv[0], shown, 1)
+        meant = f"; did you mean `{PROG} {guess[0]}`?" if guess else ""
+        parser.error(f"unknown command {argv[0]!r}{meant} (commands: {', '.join(shown)})")
     args, extra = parser.parse_known_args(argv)
     if args.command in EDGES:
         rest = argv[argv.index(args.command) + 1 :]
         return _run_edge(args.command, rest)
     if extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        parser.error(f"unrecognized arguments: {' '.join(extra)}{_meant(parser, extra)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
@@ -313,8 +363,19 @@ def _main(argv: list[str]) -> int:
     except (ConfigError, UsageError) as e:
         from .report import printable
 
-        print(f"{PROG}: error: {printable(str(e))}", file=sys.stderr)
+        named, msg = _config_named(str(e))
+        text = f"{named}: {msg}" if named else msg
+        print(f"{PROG}: error: {printable(text)}", file=sys.stderr)
         return 2
+
+
+def _config_named(msg: str) -> tuple[str | None, str]:
+    """(the config file a message starts with, shown relative to the current folder; the rest)
+    or (None, msg). Config errors start with the file's path, absolute once resolved."""
+    head, sep, rest = msg.partition(": ")
+    if sep and os.path.basename(head) in (".perfbot.yml", ".perfbot.yaml"):
+        return (os.path.relpath(head) if os.path.isabs(head) else head), rest
+    return None, msg
 
 
 @contextlib.contextmanager
@@ -484,13 +545,18 @@ class _Runner:
         self._printed_errors = 0  # errors already printed by emit()
         self._root: str | None = None
         self._bad_configs: set[tuple[str, str]] = set()
+        self._benchmarks_seen: dict[str, str | None] = {}  # file -> its benchmarks' problems
         # (config paths, their folder) -> whether they matched a file: a `paths:` that matches
         # nothing is said, not silently a run over 0 files
         self.paths_used: dict[tuple[tuple[str, ...], str], bool] = {}
         if args.config is not None:
             from .config import load_config
+            from .config_light import ConfigError
 
-            load_config(args.config)  # a bad --config is a usage error: raises ConfigError
+            config = load_config(args.config)  # a bad --config is a usage error: ConfigError
+            bad = benchmark_problems(config, args.config)
+            if bad is not None:
+                raise ConfigError(f"{args.config}: {bad}")
         self.selection = _Selection(args.select, args.ignore)
 
     def target(self, job: _Job) -> Target | None:
@@ -510,10 +576,21 @@ class _Runner:
             msg = str(e)
             for prefix in (f"{found}: ", f"{where}: "):
                 msg = msg.removeprefix(prefix)
+            named, msg = _config_named(msg)  # a folder above's file: that file is the error
+            where = named or where
             if (where, msg) not in self._bad_configs:
                 self._bad_configs.add((where, msg))
                 self.errors.append(FileError(where, msg))
             return None
+        if config.benchmarks:
+            cfg_path = self.args.config or find_config_file(Path(job.path).resolve().parent)
+            where = benchmarks_file(config, cfg_path)
+            if where not in self._benchmarks_seen:
+                self._benchmarks_seen[where] = benchmark_problems(config, where)
+                if self._benchmarks_seen[where] is not None:
+                    self.errors.append(FileError(where, self._benchmarks_seen[where] or ""))
+            if self._benchmarks_seen[where] is not None:
+                return None
         if job.explicit and not self.args.force_exclude:
             decision = True  # a file named on the command line is checked
         elif config.paths and not job.explicit:  # pre-commit names files: no match is normal
@@ -954,6 +1031,22 @@ class _Gate:
         return out
 
 
+def _may_overwrite(path: str) -> None:
+    """--write-baseline replaces only a perfbot baseline (or writes a new file): a README or any
+    other file there is a usage error, before anything is checked."""
+    from .baseline import Baseline, BaselineError
+
+    if not os.path.lexists(path):
+        return
+    try:
+        Baseline.load(path)
+    except BaselineError as e:
+        raise UsageError(
+            f"--write-baseline: {e}; perfbot overwrites only a baseline it wrote (remove the "
+            "file or choose another name)"
+        ) from None
+
+
 def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileResult]) -> int:
     from .baseline import render
     from .report import summary_line
@@ -967,8 +1060,7 @@ def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileRe
         raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
     for e in run.errors:
         print(e, file=sys.stderr)
-    n = sum(len(r.findings) for r in results)
-    print(f"wrote {path}: {n} finding(s) ({summary_line(results, run.errors)})", file=sys.stderr)
+    print(f"wrote {path}: {summary_line(results, run.errors)}", file=sys.stderr)
     return 2 if run.errors else 0
 
 
@@ -1026,6 +1118,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         raise UsageError("--write-baseline records every finding: drop --baseline/--diff-base")
     if args.add_noqa and (args.write_baseline or args.baseline or args.diff_base):
         raise UsageError("--add-noqa silences every finding: drop the other gate options")
+    if args.write_baseline:
+        _may_overwrite(args.write_baseline)
     run = _Runner(args)
     if getattr(args, "explain_tables", False):
         return _explain_tables(run)
@@ -1189,13 +1283,14 @@ def cmd_fix(args: argparse.Namespace) -> int:
         if changed:
             n_files = plural(len(changed), "file")
             print(f"{verb.capitalize()} {plural(fixed_total, 'finding')} in {n_files}", file=out)
-        else:
+        elif results or not run.errors:  # not when no file could even be read
             print("Nothing to fix", file=out)
         left = 0 if args.unsafe_fixes else sum(f.unsafe_fix for r in results for f in r.findings)
         if left:
+            they, them = ("it changes", "it") if left == 1 else ("they change", "them")
             print(
-                f"{plural(left, 'unsafe fix', 'unsafe fixes')} not applied (they change a measured "
-                "or declared value): review them, then run `perfbot fix --unsafe-fixes`",
+                f"{plural(left, 'unsafe fix', 'unsafe fixes')} not applied ({they} a measured "
+                f"or declared value): review {them}, then run `perfbot fix --unsafe-fixes`",
                 file=out,
             )
     if args.diff:
@@ -1309,6 +1404,11 @@ def cmd_docs(args: argparse.Namespace) -> int:
     from .docs import default_path, render_rules_md
 
     path = Path(args.output) if args.output else default_path()
+    if path is None:
+        raise UsageError(
+            "`perfbot docs` regenerates perfbot's own docs/rules.md, and this perfbot is not run "
+            "from its source checkout: name the file with --output FILE"
+        )
     text = render_rules_md()
     try:
         current = path.read_text(encoding="utf-8") if path.exists() else None
@@ -1321,6 +1421,7 @@ def cmd_docs(args: argparse.Namespace) -> int:
             return 1
         return 0
     if current == text:
+        print(f"{path} is up to date", file=sys.stderr)
         return 0
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -1343,6 +1444,12 @@ def cmd_config(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.path}: no such file or directory")
     target = os.path.join(args.path, "README.md") if os.path.isdir(args.path) else args.path
     config, cfg_path = config_for(target, args.config)
+    where = benchmarks_file(config, cfg_path)
+    bad = benchmark_problems(config, where)
+    if bad is not None:
+        from .config_light import ConfigError
+
+        raise ConfigError(f"{where}: {bad}")
     render = render_json if args.format == "json" else render_yaml
     sys.stdout.write(render(config, cfg_path))
     return 0
@@ -1367,8 +1474,16 @@ def cmd_init(args: argparse.Namespace) -> int:
         print(e, file=sys.stderr)
     s = survey(sources)
     text, before, after = settle(propose(s), s, sources)
+    import yaml
+
     if args.stdout:
         sys.stdout.write(text)
+    elif not yaml.safe_load(text):  # nothing to set: a file of `{}` would only say the defaults
+        print(
+            f"{PROG}: no convention is followed by enough READMEs to set anything; nothing "
+            "written (the defaults apply)",
+            file=sys.stderr,
+        )
     else:
         try:
             with open(target, "w", encoding="utf-8", newline="\n") as fh:

@@ -220,11 +220,44 @@ def _describe(e: ValidationError) -> str:
     parts = []
     for err in e.errors():
         loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-        msg = err["msg"]
+        msg = err["msg"].removeprefix("Value error, ")  # pydantic's wording, not ours
         if err["type"] == "extra_forbidden":
-            msg = "unknown key"
+            msg = "unknown key" + _meant(err["loc"])
+        elif err["type"] == "list_type":
+            msg = "must be a list (one item: `[...]` around it)"
         parts.append(f"{loc}: {msg}")
     return "; ".join(parts)
+
+
+def _is_model(model: Any) -> bool:
+    return isinstance(model, type) and issubclass(model, BaseModel)
+
+
+def _meant(loc: tuple[Any, ...]) -> str:
+    """ "; did you mean 'x'?" for an unknown key close to a known one at the same place, or, for
+    a rule written at the top level, where it goes."""
+    import difflib
+
+    key = str(loc[-1]) if loc else ""
+    model: Any = Config
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part) if _is_model(model) else None
+        annotation = field.annotation if field is not None else None
+        inner = getattr(annotation, "__args__", None) or (annotation,)
+        model = next((t for t in inner if isinstance(t, type) and issubclass(t, BaseModel)), None)
+        if model is None:
+            return ""
+    if model is Config and len(loc) == 1:
+        from .registry import all_rules, get_rule
+
+        all_rules()
+        if get_rule(key) is not None:
+            return f"; rule settings go under `rules:` (rules: {{{key}: ...}})"
+    known = list(model.model_fields) if _is_model(model) else []
+    guess = difflib.get_close_matches(key.replace("-", "_"), known, 1)
+    return f"; did you mean '{guess[0]}'?" if guess else ""
 
 
 def load_config(path: str | Path) -> Config:

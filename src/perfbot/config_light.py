@@ -100,6 +100,7 @@ class DefaultConfig:
     aliases: ClassVar[dict[str, list[str]]] = {}
     matrix: ClassVar[list[Any]] = []
     rules: ClassVar[dict[str, str]] = {}
+    benchmarks: ClassVar[list[Any]] = []  # `check` asks (perfbot.cli.benchmark_problems)
 
     root = False
     fixable = None
@@ -198,8 +199,21 @@ def rule_settings(rules: dict[str, str]) -> dict[str, str]:
     all_rules()
     unknown = [k for k in rules if get_rule(k) is None]
     if unknown:
-        raise ValueError(f"unknown rule {', '.join(map(repr, unknown))} (see `perfbot rules`)")
+        names = ", ".join(map(repr, unknown))
+        raise ValueError(f"unknown rule {names}{_rule_meant(unknown[0])} (see `perfbot rules`)")
     return {get_rule(k).id: s for k, s in rules.items()}  # type: ignore[union-attr]
+
+
+def _rule_meant(name: str) -> str:
+    """ "; did you mean 'img-s-mismatch'?" for a misspelt rule id or slug."""
+    import difflib
+
+    from .registry import all_rules
+
+    rules = all_rules()
+    spellings = {r.slug: r.slug for r in rules} | {r.id.lower(): r.id for r in rules}
+    guess = difflib.get_close_matches(str(name).lower(), list(spellings), 1)
+    return f"; did you mean '{spellings[guess[0]]}'?" if guess else ""
 
 
 def rule_names(names: list[str]) -> list[str]:
@@ -217,7 +231,7 @@ def rule_names(names: list[str]) -> list[str]:
         ):
             out.append(name.upper())
         else:
-            raise ValueError(f"unknown rule {name!r} (see `perfbot rules`)")
+            raise ValueError(f"unknown rule {name!r}{_rule_meant(name)} (see `perfbot rules`)")
     return out
 
 
@@ -335,6 +349,7 @@ class PlainConfig:
         "rules",
         "unfixable",
     )
+    benchmarks: ClassVar[list[Any]] = []  # a file with `benchmarks:` is not plain
 
     def __init__(self, data: dict[str, Any], path: Path):
         """Raises :class:`_NotPlain` for data pydantic would coerce or refuse."""

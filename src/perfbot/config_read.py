@@ -78,13 +78,24 @@ def load_yaml_bounded(text: str | bytes, source_name: str) -> Any:
     except ConfigError:
         raise
     except yaml.YAMLError as e:
-        raise ConfigError(f"{source_name}: not valid YAML: {e}") from None
+        raise ConfigError(f"{source_name}: not valid YAML: {_yaml_problem(e)}") from None
     except RecursionError:
         raise ConfigError(f"{source_name}: nested too deeply") from None
     except Exception as e:  # e.g. ValueError: an int of more than 4300 digits
         raise ConfigError(f"{source_name}: not a usable YAML value: {e}") from None
     finally:
         loader.dispose()
+
+
+def _yaml_problem(e: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: the problem and where (not its multi-line excerpt)."""
+    if isinstance(e, yaml.MarkedYAMLError) and (e.problem or e.context):
+        what = e.problem or e.context or ""
+        mark = e.problem_mark or e.context_mark
+        where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
+        tab = "; YAML indents with spaces, not tabs" if "'\\t'" in what else ""
+        return f"{what}{where}{tab}"
+    return " ".join(str(e).split())
 
 
 def read_config_data(p: Path) -> dict[str, Any]:

@@ -8,20 +8,76 @@ whether the file on disk is up to date.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from .rules import Rule
 
-# Where the rendered page is published; SARIF ``helpUri``s point into it. OWNER is a placeholder,
-# the same as in the docs and example workflows: the GitHub account perfbot is published from.
-REPOSITORY = "OWNER/perfbot"
-RULES_URL = f"https://github.com/{REPOSITORY}/blob/main/docs/rules.md"
+# Where the rendered page is published, for rule links (review comments, SARIF ``helpUri``, rdjson
+# ``url``). perfbot has no fixed home: the page is the one of the perfbot that runs. In GitHub
+# Actions the runner names the action's repository and ref (``GITHUB_ACTION_REPOSITORY`` /
+# ``GITHUB_ACTION_REF``; a composite action passes them on as ``PERFBOT_ACTION_*``, since the
+# ``GITHUB_`` ones are empty in its ``run:`` steps); elsewhere ``PERFBOT_DOCS_URL`` names the page.
+# With none of them there is no link at all (never a placeholder that leads nowhere). The
+# workflow sets these variables, never the pull request, but they still go into Markdown: each is
+# checked against a narrow character set and ignored when it does not match.
+RULES_PATH = "docs/rules.md"
+DOCS_URL_ENV = "PERFBOT_DOCS_URL"
+_ACTION_ENV = (
+    ("PERFBOT_ACTION_REPOSITORY", "PERFBOT_ACTION_REF"),
+    ("GITHUB_ACTION_REPOSITORY", "GITHUB_ACTION_REF"),
+)
+_REPO = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/(?!\.\.?$)[A-Za-z0-9._-]{1,100}")
+_REF = re.compile(r"[A-Za-z0-9._][A-Za-z0-9._/-]{0,254}")  # and no `..`, no trailing `/`
+_SERVER = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?")
+# a URL with nothing that could end a Markdown link or start markup: no spaces, quotes, brackets,
+# parentheses, angle brackets, backticks, backslashes or control characters
+_URL = re.compile(r"https?://[A-Za-z0-9.-]+(?::[0-9]{1,5})?(?:/[A-Za-z0-9._~%!$&*+,;=:@/-]*)?")
+DEFAULT_SERVER = "https://github.com"
+# every variable rules_url reads (a test clears them for output that must not depend on the runner)
+LINK_ENV = (DOCS_URL_ENV, *(k for pair in _ACTION_ENV for k in pair), "GITHUB_SERVER_URL")
 
 _SECTION = re.compile(r"^([A-Z][A-Za-z ]*):$")
 _CODE_SECTIONS = ("Example", "Use instead")
+
+
+def is_repository(text: str) -> bool:
+    """``owner/name`` as GitHub spells them, nothing else (safe in a URL, Markdown or a shell
+    word)."""
+    return bool(_REPO.fullmatch(text))
+
+
+def is_ref(text: str) -> bool:
+    """A branch, tag or sha of ``A-Z a-z 0-9 . _ / -`` without ``..``."""
+    return bool(_REF.fullmatch(text)) and ".." not in text and not text.endswith("/")
+
+
+def rules_url(environ: Mapping[str, str] | None = None) -> str | None:
+    """The URL of the rules page (``docs/rules.md``) to link to, or None for no link.
+
+    ``PERFBOT_DOCS_URL`` when set (the maintainer's explicit choice), else
+    ``<server>/<action repository>/blob/<action ref>/docs/rules.md`` from ``PERFBOT_ACTION_*`` or
+    ``GITHUB_ACTION_*`` (the ref defaults to ``HEAD``, the default branch), else None. A value
+    outside its character set is ignored."""
+    env = os.environ if environ is None else environ
+    url = env.get(DOCS_URL_ENV, "").strip()
+    if url and _URL.fullmatch(url):
+        return url
+    for repo_key, ref_key in _ACTION_ENV:
+        repo = env.get(repo_key, "").strip()
+        if not repo or not is_repository(repo):
+            continue
+        ref = env.get(ref_key, "").strip()
+        ref = ref if ref and is_ref(ref) else "HEAD"
+        server = env.get("GITHUB_SERVER_URL", "").strip().rstrip("/")
+        server = server if _SERVER.fullmatch(server) else DEFAULT_SERVER
+        return f"{server}/{repo}/blob/{ref}/{RULES_PATH}"
+    return None
 
 
 def anchor(rule_id: str, slug: str) -> str:
@@ -30,16 +86,19 @@ def anchor(rule_id: str, slug: str) -> str:
     return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
 
 
-def rule_url(rule_id: str, slug: str) -> str:
-    return f"{RULES_URL}#{anchor(rule_id, slug)}"
+def rule_url(rule_id: str, slug: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """A rule's section of the rules page, or None when there is no page to link to."""
+    base = rules_url(environ)
+    return f"{base}#{anchor(rule_id, slug)}" if base else None
 
 
-def default_path() -> Path:
-    """``docs/rules.md`` of the source checkout perfbot runs from, else of the current folder."""
+def default_path() -> Path | None:
+    """``docs/rules.md`` of the source checkout perfbot runs from, or None for an installed
+    perfbot (never the current folder's: that is some other repository's ``docs/``)."""
     root = Path(__file__).resolve().parents[2]
     if (root / "pyproject.toml").is_file() and (root / "src" / "perfbot").is_dir():
         return root / "docs" / "rules.md"
-    return Path("docs") / "rules.md"
+    return None
 
 
 def _fence(text: str, lang: str = "markdown") -> str:

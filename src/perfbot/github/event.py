@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..docs import is_ref, is_repository
+
 __all__ = [
     "CIEnv",
     "EventError",
@@ -147,8 +149,13 @@ class CIEnv:
             output=get("GITHUB_OUTPUT"),
             sha=get("GITHUB_SHA"),
             run_id=get("GITHUB_RUN_ID"),
-            action_repository=get("GITHUB_ACTION_REPOSITORY"),
-            action_ref=get("GITHUB_ACTION_REF"),
+            # a composite action passes its own on (the GITHUB_ ones are empty in its steps)
+            action_repository=get("PERFBOT_ACTION_REPOSITORY") or get("GITHUB_ACTION_REPOSITORY"),
+            action_ref=(
+                get("PERFBOT_ACTION_REF")
+                if get("PERFBOT_ACTION_REPOSITORY")
+                else get("GITHUB_ACTION_REF")
+            ),
             actions=env.get("GITHUB_ACTIONS") == "true",
         )
 
@@ -186,10 +193,13 @@ class CIEnv:
         return f"{self.server_url}/{repo}/blob/{sha}/{quote(path)}{anchor}"
 
     def install_command(self) -> str | None:
-        """``pip install`` of the perfbot that runs (a Docker action knows its repository)."""
-        if not self.action_repository:
+        """``pip install`` of the perfbot that runs (the runner names the action's repository);
+        None when it does not, or names one outside GitHub's character set (the command is
+        shown to be copied into a shell)."""
+        if not self.action_repository or not is_repository(self.action_repository):
             return None
-        ref = f"@{self.action_ref}" if self.action_ref else ""
+        ok = self.action_ref and is_ref(self.action_ref)
+        ref = f"@{self.action_ref}" if ok else ""
         return f'pip install "perfbot @ git+{self.server_url}/{self.action_repository}{ref}"'
 
 

@@ -77,9 +77,10 @@ def summary_line(results: Sequence[FileResult], errors: Sequence[FileError] = ()
             text += f"; {c.fixable} fixable with `perfbot fix`"
         if c.unsafe:
             more = "more" if c.fixable else "fixable"
+            they, them = ("it changes", "it") if c.unsafe == 1 else ("they change", "them")
             text += (
                 f"; {c.unsafe} {more} with `perfbot fix --unsafe-fixes` "
-                "(they change a measured or declared value: review them)"
+                f"({they} a measured or declared value: review {them})"
             )
     else:
         text = f"No findings in {plural(c.files, 'file')}"

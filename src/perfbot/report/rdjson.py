@@ -47,8 +47,11 @@ def _diagnostic(
         "message": f.message,
         "location": {"path": path, "range": rng},
         "severity": SEVERITY[f.severity],
-        "code": {"value": f.rule, "url": rule_url(f.rule, f.slug)},
+        "code": {"value": f.rule},
     }
+    url = rule_url(f.rule, f.slug)
+    if url:  # no link rather than a placeholder (perfbot.docs.rules_url)
+        d["code"]["url"] = url
     if f.fix is not None and f.fix.edits:
         newline = src.newline if src is not None else "\n"
         d["suggestions"] = [
@@ -91,9 +94,13 @@ def _error_diagnostics(errors: Sequence[FileError], root: str | None) -> list[di
 
 
 def _result(diagnostics: list[Any]) -> dict[str, Any]:
-    from ..docs import RULES_URL
+    from ..docs import rules_url
 
-    return {"source": {"name": "perfbot", "url": RULES_URL}, "diagnostics": diagnostics}
+    source = {"name": "perfbot"}
+    url = rules_url()
+    if url:
+        source["url"] = url
+    return {"source": source, "diagnostics": diagnostics}
 
 
 def render(

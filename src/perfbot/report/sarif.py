@@ -62,7 +62,7 @@ def _rule_entry(r: Rule) -> dict[str, Any]:
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": full},
         "help": {"text": r.doc or r.summary, "markdown": render_rule(r)},
-        "helpUri": rule_url(r.id, r.slug),
+        **_help_uri(rule_url(r.id, r.slug)),
         "defaultConfiguration": {"level": LEVELS[r.severity], "enabled": r.enabled},
         "properties": {
             "tags": [r.family],
@@ -73,6 +73,11 @@ def _rule_entry(r: Rule) -> dict[str, Any]:
             ),
         },
     }
+
+
+def _help_uri(url: str | None) -> dict[str, str]:
+    """``{"helpUri": url}``, or nothing when there is no page to link to (docs.rules_url)."""
+    return {"helpUri": url} if url else {}
 
 
 def _unknown_rule_entry(rule: str, slug: str, severity: str) -> dict[str, Any]:
@@ -86,7 +91,7 @@ def _unknown_rule_entry(rule: str, slug: str, severity: str) -> dict[str, Any]:
         "shortDescription": {"text": text},
         "fullDescription": {"text": text},
         "help": {"text": text, "markdown": text},
-        "helpUri": rule_url(rule, slug),
+        **_help_uri(rule_url(rule, slug)),
         "defaultConfiguration": {"level": LEVELS[severity]},
     }
 
@@ -220,7 +225,7 @@ def _log(
                     "driver": {
                         "name": "perfbot",
                         "version": version or __version__,
-                        "informationUri": rule_docs_url(),
+                        **_information_uri(),
                         "rules": rules,
                     }
                 },
@@ -294,10 +299,11 @@ def _root_uri(root: str | None) -> str:
     return "file://" + quote(p.rstrip("/") + "/")
 
 
-def rule_docs_url() -> str:
-    from ..docs import RULES_URL
+def _information_uri() -> dict[str, str]:
+    from ..docs import rules_url
 
-    return RULES_URL
+    url = rules_url()
+    return {"informationUri": url} if url else {}
 
 
 def render(

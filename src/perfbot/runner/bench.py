@@ -579,6 +579,7 @@ def load_results(paths: Iterable[str | Path]) -> list[BenchResult]:
 def _bench_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="perfbot bench",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Run one benchmark from .perfbot.yml and write its measured result as JSON.",
     )
     p.add_argument("--config", default=".perfbot.yml", help="config file (default .perfbot.yml)")

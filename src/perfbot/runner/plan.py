@@ -69,6 +69,7 @@ def plan_main(argv: list[str]) -> int:
     """`perfbot plan --config .perfbot.yml [--targets T ...]`: 0 printed, 2 config error."""
     parser = argparse.ArgumentParser(
         prog="perfbot plan",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Print the GitHub Actions matrix (one line of JSON) of benchmarks to run.",
     )
     parser.add_argument("--config", default=".perfbot.yml", help="config file")

@@ -667,6 +667,7 @@ def supersede(client, repo: str, number: int, old: Posted, new: Mapping, bot: st
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="perfbot report",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Merge benchmark results and refresh the README rows they measure: print a "
         "summary (and --write the READMEs), or post one review on a pull request (--pr).",
     )

@@ -149,20 +149,33 @@ def _fail_on(value: str) -> str:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--repo", type=_opt, help="owner/name (default: $GITHUB_REPOSITORY)")
-    p.add_argument("--pr", type=int, help="pull request number (default: the event's)")
-    p.add_argument("--token", type=_opt, help="GitHub token (default: $GITHUB_TOKEN)")
-    p.add_argument("--api-url", type=_opt, help="REST API root (default: $GITHUB_API_URL)")
+    p.add_argument(
+        "--repo",
+        type=_opt,
+        metavar="OWNER/NAME",
+        help="the repository (default: $GITHUB_REPOSITORY)",
+    )
+    p.add_argument(
+        "--pr", type=int, metavar="NUMBER", help="pull request number (default: the event's)"
+    )
+    p.add_argument(
+        "--token", type=_opt, metavar="TOKEN", help="GitHub token (default: $GITHUB_TOKEN)"
+    )
+    p.add_argument(
+        "--api-url", type=_opt, metavar="URL", help="REST API root (default: $GITHUB_API_URL)"
+    )
     p.add_argument("--config", type=_opt, metavar="FILE", help="use this .perfbot.yml")
     p.add_argument(
         "--filter-mode",
         type=_filter_mode,
+        metavar="{added,diff_context,file,nofilter}",
         help="added, diff_context, file or nofilter (default: .perfbot.yml review.filter_mode, "
         "else diff_context)",
     )
     p.add_argument(
         "--max-comments",
         type=_max_comments,
+        metavar="N",
         help="inline comments per review; the rest go into the summary (default: .perfbot.yml "
         "review.max_comments, else 50)",
     )
@@ -170,9 +183,15 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--fail-on",
         type=_fail_on,
         default=None,
-        help="exit 1 when a finding in scope is at or above this severity",
+        metavar="{error,warning,info,never}",
+        help="exit 1 when a finding in scope is at or above this severity (default: error)",
     )
-    p.add_argument("--workspace", type=_opt, help="checkout of the PR (default: $GITHUB_WORKSPACE)")
+    p.add_argument(
+        "--workspace",
+        type=_opt,
+        metavar="DIR",
+        help="checkout of the PR (default: $GITHUB_WORKSPACE)",
+    )
     p.add_argument(
         "--dry-run", action="store_true", help="print what would be posted; post nothing"
     )
@@ -181,12 +200,13 @@ def _common(p: argparse.ArgumentParser) -> None:
 def _review_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=f"{PROG} review",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Check the model READMEs a pull request changes and post one review whose "
         "comments suggest the fixes (the GitHub Action's entrypoint).",
     )
     _common(p)
     p.add_argument(
-        "--paths", type=_opt, help="only these files (globs, comma or newline separated)"
+        "--paths", type=_opt, metavar="GLOBS", help="only these files (comma or newline separated)"
     )
     p.add_argument("--sarif-file", type=_opt, metavar="FILE", help="also write SARIF here")
     p.add_argument(
@@ -207,12 +227,19 @@ def _review_parser() -> argparse.ArgumentParser:
 def _post_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=f"{PROG} post",
+        allow_abbrev=False,  # an abbreviated option is an error, never another option
         description="Post a findings file written by `perfbot review --findings-out` (the "
         "privileged half of the two-workflow pattern for pull requests from forks). The file is "
         "treated as untrusted data.",
     )
     _common(p)
-    p.add_argument("--findings", type=_opt, metavar="FILE", required=True)
+    p.add_argument(
+        "--findings",
+        type=_opt,
+        metavar="FILE",
+        required=True,
+        help="the findings file `perfbot review --findings-out` wrote (read as untrusted data)",
+    )
     return p
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from ...config import Config, ConfigError, load_config
 from ...engine import check_source
 from ...hunks import FilterMode, hunks_by_path
-from ...source import MAX_BYTES, FileError, Source, decode, read_source
+from ...source import MAX_BYTES, FileError, Source, decode, not_markdown, read_source
 from ...targets import OneConfig, Target, WorkTree, target, walked
 from ..client import Client, GitHubError, NetworkError
 from ..event import PullRequestInfo, workspace_head
@@ -22,8 +22,9 @@ def _source_from_bytes(path: str, data: bytes) -> Source | FileError:
     if len(data) > MAX_BYTES:
         return FileError(path, f"file is {len(data) / 1e6:.1f} MB; perfbot reads at most "
                                f"{MAX_BYTES / 1e6:.0f} MB")  # fmt: skip
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return FileError(path, "looks like a binary file (NUL bytes), not Markdown")
+    problem = not_markdown(data)
+    if problem is not None:
+        return FileError(path, problem)
     text, bom, enc, notes = decode(data)
     src = Source.from_text(text, path=path, bom=bom, encoding=enc)
     src.notes.extend(notes)

@@ -50,7 +50,9 @@ def _code_block(text: str, lang: str = "markdown") -> str:
 def _rule_link(r: Report) -> str:
     from ...docs import rule_url
 
-    return f"[`{r.rule}` {r.slug}]({rule_url(r.rule, r.slug)})"
+    text = f"`{r.rule}` {r.slug}"
+    url = rule_url(r.rule, r.slug)
+    return f"[{text}]({url})" if url else text
 
 
 MAX_LISTED = 10  # findings listed in one comment; the summary lists them all
