@@ -51,12 +51,21 @@ class Recognition:
     # (`step time (min)` may be s/step): not called missing
     maybe_tail: tuple[str, ...] = ()
     table: Table | None = None  # the table as parsed (all its rows)
+    # a table that does not follow the guide's format but whose numbers perfbot can read (cards,
+    # batch size, a step time and a throughput): only the rules in NUMBER_RULES run on it, so a
+    # wrong img/s is found there too, and no format finding is made
+    numbers_only: bool = False
 
     @property
     def table_kind(self) -> TableKind:
-        if self.kind == "requirements":
-            return "requirements"
-        return "other" if self.kind == "other" else "performance"
+        if self.numbers_only or self.kind == "other":
+            return "other"
+        return "requirements" if self.kind == "requirements" else "performance"
+
+
+# The rules that check numbers (not form): they also run on the tables recognition reads only
+# for their numbers (``Recognition.numbers_only``).
+NUMBER_RULES = frozenset({"PB401"})
 
 
 # --- evidence ------------------------------------------------------------------------------------
@@ -120,6 +129,42 @@ def _rate_slot(text: str, spec: Spec) -> str | None:
         if pat.search(key):
             return slot
     return None
+
+
+def _cards_in(text: str, spec: Spec) -> int | None:
+    """The card count a header gives (`Graph train 1P`, `8 cards`, `单卡`), or None."""
+    m = spec.cards_in_header.search(text)
+    if m:
+        return int(m.group(1))
+    return 1 if spec.single_card.search(text) else None
+
+
+def _embedded(c: Resolved, spec: Spec) -> Resolved:
+    """A guide column named by its unit at the end of a longer header (`Graph train 1P
+    (ms/step)`, `(image to 3D) s/step`, `(FPS)`, `speed (step/s)`), or ``c`` unchanged."""
+    key = header_key(c.text)
+    if not key or len(key) > 80 or spec.not_embedded.search(key):
+        return c
+    for e in spec.embedded:
+        m = e.pattern.search(key)
+        if m is None:
+            continue
+        column = spec.performance.columns.get(e.column)
+        if column is None:
+            return c
+        prefix = key[: m.start()].strip()
+        note = f"the guide's {e.column} named inside a longer header, in {e.unit}"
+        if e.inverse:
+            note += " (steps per second: s/step = 1/x)"
+        cards = _cards_in(prefix, spec)
+        if cards is not None:
+            note += f"; the header gives {cards} card(s)"
+        unit = e.unit if e.unit != e.column else None
+        return replace(
+            c, column=column, how="embedded", scale=e.scale, unit=unit, note=note,
+            cards=cards, inverse=e.inverse,
+        )  # fmt: skip
+    return c
 
 
 def _frame_rate_only(table: Table, col: Resolved, cols: list[Resolved]) -> bool:
@@ -223,7 +268,12 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
 
     # what each column means, from the table's own values and neighbours
     out: list[Resolved] = []
+    named = {c.name for c in cols if c.column is not None}
     for c in cols:
+        if c.column is None:
+            e = _embedded(c, spec)
+            if e.name not in named:  # (beside the table's own s/step, `steps/s` is another rate)
+                c = e
         if c.column is None:
             slot = _rate_slot(c.text, spec)
             if slot:
@@ -240,7 +290,7 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
     sig = [c for c in cols if c.name in spec.signature]
     if not sig:
         return other("none of its columns is one of the guide's measurements")
-    if all(c.how == "alias" and header_key(c.text) in spec.ambiguous for c in sig):
+    if all(_fps_only(c, spec) for c in sig):
         c = sig[0]
         if _frame_rate_only(table, c, cols):
             return other(
@@ -293,7 +343,10 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
     timing = tuple(
         c.name_text
         for c in cols
-        if c.column is None and c.slot is None and spec.timing_words.search(c.name_text)
+        if c.column is None
+        and c.slot is None
+        and spec.timing_words.search(c.name_text)
+        and not spec.not_timing.search(c.name_text)
     )
     reorder, why = True, ""
     if timing:
@@ -335,6 +388,70 @@ def _measured_on_other_hardware(
     return None
 
 
+def _fps_only(c: Resolved, spec: Spec) -> bool:
+    """An `fps` column (an alias, or `(FPS)` inside a longer header): a throughput or a video's
+    frame rate."""
+    key = header_key(c.text)
+    if c.how == "alias":
+        return key in spec.ambiguous
+    return c.how == "embedded" and "fps" in key
+
+
+def _numbers_only(table: Table, doc: Document, spec: Spec) -> Recognition:
+    """A table that does not follow the guide's format (its header names no guide measurement
+    as the guide or an alias spells it) but whose numbers perfbot can read: cards (a column, or
+    the timing header's `1P` / `单卡`), batch size, a step time and a throughput, one of each
+    or each throughput right after its step time. Checked for its numbers only."""
+    cols = spec.performance.resolve_header([c.value for c in table.header.cells])
+    other = Recognition(
+        table.index, table.start_line, "other",
+        ("its header names neither the Requirements columns nor a measurement",), tuple(cols),
+        table=table,
+    )  # fmt: skip
+    if not any(c.column is None and _embedded(c, spec).column is not None for c in cols):
+        return other  # (a table of other columns: nothing to read)
+    rec = _performance(table, doc, spec)
+    if rec.kind == "other":
+        return other
+    cols = list(rec.columns)
+    steps = [c for c in cols if c.name == "s/step"]
+    rates = [c for c in cols if c.name == "img/s"]
+    batch = [c for c in cols if c.name == "batch size"]
+    cards = [c for c in cols if c.name == "cards"]
+    why = ""
+    if not steps or not rates:
+        why = "it names a step time or a throughput, not both"
+    elif len(batch) != 1:
+        why = "it has no single batch size column"
+    elif not cards and steps[0].cards is None and rates[0].cards is None:
+        why = "neither a column nor its timing header gives the number of cards"
+    elif len(cards) > 1:
+        why = "it has several cards columns"
+    elif (len(steps) > 1 or len(rates) > 1) and not (
+        rates[0].index == steps[0].index + 1 and (len(steps) == 1 or steps[1].index > rates[0].index)
+    ):
+        why = "its step times and throughputs do not pair up"
+    if why:
+        return replace(
+            other,
+            reasons=(*rec.reasons, f"not checked: {why}"),
+            columns=rec.columns,
+        )
+    keep = {steps[0].index, rates[0].index}
+    cols = [
+        replace(c, column=None, how="unknown", note="a further measurement (not checked)")
+        if c.name in ("s/step", "img/s") and c.index not in keep
+        else c
+        for c in cols
+    ]
+    reasons = (
+        *rec.reasons,
+        "numbers only: its header does not follow the guide's format (no format finding is "
+        "made), but its img/s is checked against cards, batch size and step time",
+    )
+    return replace(rec, reasons=reasons, columns=tuple(cols), numbers_only=True)
+
+
 def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
     if table.oversize:  # PB604 says so when its header names the guide's columns
         why = f"too large to be a model table: {table.oversize} (not checked)"
@@ -344,12 +461,7 @@ def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
     elif table.kind == "performance":
         rec = _performance(table, doc, spec)
     else:
-        cols = spec.performance.resolve_header([c.value for c in table.header.cells])
-        rec = Recognition(
-            table.index, table.start_line, "other",
-            ("its header names neither the Requirements columns nor a measurement",), tuple(cols),
-            table=table,
-        )  # fmt: skip
+        rec = _numbers_only(table, doc, spec)
     return rec  # each Recognition above is made with ``table=table``
 
 
@@ -417,7 +529,8 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
         html = ""
         if rec.html:
             html = " (an HTML <table>: not checked" + (")" if rec.kind == "other" else "; PB602)")
-        lines.append(f"line {rec.line}: {rec.kind}{html}")
+        only = " (numbers only)" if rec.numbers_only else ""
+        lines.append(f"line {rec.line}: {rec.kind}{only}{html}")
         for r in rec.reasons:
             lines.append(f"  because {r}")
         if rec.kind != "other":
@@ -431,6 +544,8 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
                     how = "" if c.how == "exact" else f" ({c.how})"
                     if c.unit:
                         how = f" (in {c.unit})"
+                    if c.how == "embedded":
+                        how = f": {c.note}"
                     meaning = f"{c.column.name}{how}"
                 elif c.slot is not None:
                     meaning = f"~{c.slot}: {c.note}"

@@ -13,7 +13,7 @@ from typing import Literal
 
 from . import data as _data
 
-How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
+How = Literal["exact", "case", "alias", "translation", "unit", "embedded", "unknown"]
 
 
 _EMPHASIS = ("**", "__", "*", "_", "`")
@@ -177,6 +177,10 @@ class Resolved:
     # (`tokens/s` -> img/s), and why a column means what it means
     slot: str | None = None
     note: str = ""
+    # set by recognition for a column named inside a longer header (`Graph train 1P (ms/step)`):
+    # the card count the header gives, and values that are the reciprocal of the unit (`step/s`)
+    cards: int | None = None
+    inverse: bool = False
     # the column's canonical name (None: unknown); set from ``column``, read on every rule's
     # hot path (an attribute, not a property)
     name: str | None = field(init=False, repr=False, compare=False)
@@ -249,6 +253,17 @@ class Schema:
         return Schema(self.kind, cols)
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """A guide column named by a unit at the end of a longer header (columns.yaml `embedded`)."""
+
+    column: str
+    unit: str
+    scale: float
+    inverse: bool
+    pattern: re.Pattern[str]
+
+
 @dataclass(slots=True)
 class Spec:
     requirements: Schema
@@ -266,6 +281,12 @@ class Spec:
     # (tail slot, header pattern): an unknown timing column that may be that slot
     maybe_tail: tuple[tuple[str, re.Pattern[str]], ...] = ()
     metric_neighbours: frozenset[str] = frozenset()
+    # a guide column inside a longer header: (column, unit, scale, inverse, pattern)
+    embedded: tuple[Embedded, ...] = ()
+    not_embedded: re.Pattern[str] = re.compile(r"(?!)")
+    cards_in_header: re.Pattern[str] = re.compile(r"(?!)")
+    single_card: re.Pattern[str] = re.compile(r"(?!)")
+    not_timing: re.Pattern[str] = re.compile(r"(?!)")
     other_hardware: re.Pattern[str] = re.compile(r"(?!)")
     # what the methods below derive from the fields, memoised (rules ask per table); not a
     # field a copy (``with_config``) shares, and bounded (column orders come from READMEs)
@@ -413,5 +434,14 @@ def builtin_spec() -> Spec:
         timing_words=_lazy(perf["timing_words"]),
         maybe_tail=tuple((k, _lazy(v)) for k, v in perf.get("maybe_tail", {}).items()),
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
+        embedded=tuple(
+            Embedded(e["column"], e["unit"], float(e.get("scale", 1)), bool(e.get("inverse")),
+                     _lazy(e["pattern"]))
+            for e in perf.get("embedded", ())
+        ),  # fmt: skip
+        not_embedded=_lazy(perf.get("not_embedded", "(?!)")),
+        cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
+        single_card=_lazy(perf.get("single_card", "(?!)")),
+        not_timing=_lazy(perf.get("not_timing", "(?!)")),
         other_hardware=_lazy(data["other_hardware"]),
     )
