@@ -427,8 +427,11 @@ def _numbers_only(table: Table, doc: Document, spec: Spec) -> Recognition:
         why = "neither a column nor its timing header gives the number of cards"
     elif len(cards) > 1:
         why = "it has several cards columns"
+    elif _fps_only(rates[0], spec) and _frame_rate_only(table, rates[0], cols):
+        why = f"its {rates[0].name_text!r} column holds a video's frame rate, not a throughput"
     elif (len(steps) > 1 or len(rates) > 1) and not (
-        rates[0].index == steps[0].index + 1 and (len(steps) == 1 or steps[1].index > rates[0].index)
+        rates[0].index == steps[0].index + 1
+        and (len(steps) == 1 or steps[1].index > rates[0].index)
     ):
         why = "its step times and throughputs do not pair up"
     if why:

@@ -414,6 +414,11 @@ def _lazy(pattern: str) -> re.Pattern[str]:
     return _LazyPattern(pattern)  # type: ignore[return-value]
 
 
+def _embedded(e: dict) -> Embedded:
+    scale, inverse = float(e.get("scale", 1)), bool(e.get("inverse"))
+    return Embedded(e["column"], e["unit"], scale, inverse, _lazy(e["pattern"]))
+
+
 @cache
 def builtin_spec() -> Spec:
     data = _data.load("columns.yaml")
@@ -434,11 +439,7 @@ def builtin_spec() -> Spec:
         timing_words=_lazy(perf["timing_words"]),
         maybe_tail=tuple((k, _lazy(v)) for k, v in perf.get("maybe_tail", {}).items()),
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
-        embedded=tuple(
-            Embedded(e["column"], e["unit"], float(e.get("scale", 1)), bool(e.get("inverse")),
-                     _lazy(e["pattern"]))
-            for e in perf.get("embedded", ())
-        ),  # fmt: skip
+        embedded=tuple(_embedded(e) for e in perf.get("embedded", ())),
         not_embedded=_lazy(perf.get("not_embedded", "(?!)")),
         cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
         single_card=_lazy(perf.get("single_card", "(?!)")),

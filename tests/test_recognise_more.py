@@ -1,0 +1,184 @@
+"""Issue 22 item 1: recognition that sees more tables and columns, and numbers checked in tables
+that do not follow the guide's format. The fixtures are written here, in the shapes real READMEs
+use; none is copied from one."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from perfbot.config import Config
+from perfbot.context import Context
+from perfbot.engine import check_source
+from perfbot.source import Source
+
+BOLD_EN = """# Toynet
+
+## Results
+
+| **Context** | **Model** | **Batch Size** | **Graph train 1P (ms/step)** | **(FPS)** | **Top-1** |
+|:---|:---|:---:|:---:|:---:|:---:|
+| Ascend 910x1 | toynet-s | 8 | 1094.86 | 7.37 | 71.20 |
+| Ascend 910x1 | toynet-m | 16 | 500.00 | 32.00 | 75.10 |
+"""
+
+CHINESE = """# 玩具网络
+
+## 性能
+
+| **环境** | **模型名称** | **单卡批量** | **图模式单卡训练 (ms/step)** | **(FPS)** |
+|:---|:---|:---:|:---:|:---:|
+| Ascend 910 | toynet-s | 8 | 1094.86 | 7.37 |
+| Ascend 910 | toynet-m | 16 | 500.00 | 32.00 |
+"""
+
+
+def findings(text: str) -> list[tuple[int, str]]:
+    result = check_source(Source.from_text(text, path="README.md"), Config())
+    return [(f.line, f.rule) for f in result.findings]
+
+
+def messages(text: str, rule: str) -> list[str]:
+    result = check_source(Source.from_text(text, path="README.md"), Config())
+    return [f.message for f in result.findings if f.rule == rule]
+
+
+def ctx_of(text: str) -> Context:
+    return Context(Source.from_text(text, path="README.md"), Config())
+
+
+def columns(text: str) -> list[tuple[str, str | None]]:
+    ctx = ctx_of(text)
+    (t,) = ctx.doc.tables
+    return [(c.text, c.name) for c in ctx.recognised(t).columns]
+
+
+@pytest.mark.parametrize("text", [BOLD_EN, CHINESE], ids=["bold-english", "chinese"])
+def test_a_wrong_fps_in_a_table_of_another_format_is_found(text):
+    # 1 card (`1P`, 单卡) × 8 / 1.09486 s = 7.31, not 7.37; the second row agrees (16 / 0.5 = 32)
+    assert findings(text) == [(7, "PB401")]  # no format finding in a table of another format
+    (msg,) = messages(text, "PB401")
+    assert "`7.37`" in msg and "1 × 8 / 1094.86 ms = 7.31" in msg
+
+
+@pytest.mark.parametrize("text", [BOLD_EN, CHINESE], ids=["bold-english", "chinese"])
+def test_a_right_fps_in_a_table_of_another_format_is_quiet(text):
+    assert findings(text.replace("| 7.37 |", "| 7.31 |")) == []
+
+
+def test_explain_tables_shows_the_numbers_only_decision(tmp_path):
+    p = tmp_path / "README.md"
+    p.write_text(BOLD_EN, encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, "-m", "perfbot", "check", "--explain-tables", str(p)],
+        capture_output=True, text=True, check=False,
+    ).stdout  # fmt: skip
+    assert "training (numbers only)" in out
+    assert "named inside a longer header, in ms/step; the header gives 1 card(s)" in out
+    assert "'**(FPS)**': img/s" in out
+
+
+@pytest.mark.parametrize(
+    ("header", "name"),
+    [
+        ("(image to 3D) s/step", "s/step"),
+        ("Time (s/step)", "s/step"),
+        ("Graph train 8P (ms/step)", "s/step"),
+        ("train imgs/s", "img/s"),
+        ("(image to 3D) img/s", "img/s"),
+        ("Throughput", "img/s"),
+        ("Speed (step/s)", "s/step"),
+    ],
+)
+def test_guide_columns_named_inside_longer_headers(header, name):
+    text = (
+        "## Performance\n\n"
+        f"| model name | cards | batch size | resolution | jit level | graph compile | {header} |\n"
+        "|:-:|:-:|:-:|:-:|:-:|:-:|:-:|\n"
+        "| toy | 1 | 8 | 256x256 | O2 | 5 mins | 1.00 |\n"
+    )
+    assert columns(text)[-1] == (header, name)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        "mIoU(ms)",  # a metric at multiple scales, not milliseconds
+        "batch/s",  # batches per second: not img/s, not a batch size
+        "throughput (k img/s)",  # thousands: not the guide's unit
+        "video/s",  # another unit (a rate slot, not img/s)
+        "Top-1 (FPS)",  # a metric's header, whatever its brackets say
+        "ms",
+    ],
+)
+def test_near_misses_are_not_read_as_guide_columns(header):
+    text = (
+        "## Performance\n\n"
+        "| model name | cards | batch size | resolution | jit level | graph compile | s/step "
+        f"| {header} |\n"
+        "|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|\n"
+        "| toy | 1 | 8 | 256x256 | O2 | 5 mins | 1.00 | 8.00 |\n"
+    )
+    assert columns(text)[-1][1] is None
+
+
+@pytest.mark.parametrize("header", ["mIoU(ms)", "batch/s"])
+def test_a_metric_or_batch_rate_is_not_a_timing_column(header):
+    # a timing column perfbot does not understand stops a reorder; these are not timing columns
+    text = (
+        "## Performance\n\n"
+        "| model name | cards | batch size | resolution | jit level | graph compile | s/step "
+        f"| img/s | {header} |\n"
+        "|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|\n"
+        "| toy | 1 | 8 | 256x256 | O2 | 5 mins | 1.00 | 8.00 | 40.1 |\n"
+    )
+    ctx = ctx_of(text)
+    (t,) = ctx.doc.tables
+    assert ctx.recognised(t).reorder
+
+
+def test_steps_per_second_is_checked_as_its_reciprocal():
+    text = (
+        "## Performance\n\n"
+        "| Model | Cards | Batch Size | Speed (step/s) | FPS |\n"
+        "|:-:|:-:|:-:|:-:|:-:|\n"
+        "| toy | 1 | 8 | 2.00 | 16.00 |\n"  # 1 × 8 × 2 = 16: right
+        "| toy | 1 | 8 | 2.00 | 4.00 |\n"  # wrong
+    )
+    assert [f for f in findings(text) if f[1] == "PB401"] == [(6, "PB401")]
+    (msg,) = messages(text, "PB401")
+    assert "1 × 8 / (1 / 2.00 step/s) = 16.00" in msg
+
+
+@pytest.mark.parametrize(
+    ("header", "row"),
+    [
+        # no card count anywhere: nothing to compute with
+        ("| Model | Batch Size | Graph train (ms/step) | (FPS) |", "| toy | 8 | 1094.86 | 7.37 |"),
+        # two step times before one throughput: which one is it?
+        (
+            "| Model | Batch Size | Graph 1P (ms/step) | PyNative 1P (ms/step) | (FPS) |",
+            "| toy | 8 | 1094.86 | 1500.00 | 7.37 |",
+        ),
+        # a frame rate, not a throughput
+        ("| Model | Batch Size | Train 1P (ms/step) | (FPS) |", "| toy | 8 | 1094.86 | 24 |"),
+        # only a throughput
+        ("| Model | Batch Size | Cards | (FPS) |", "| toy | 8 | 1 | 7.37 |"),
+    ],
+)
+def test_tables_whose_numbers_cannot_be_paired_say_nothing(header, row):
+    text = "## Results\n\n" + header + "\n" + "|---" * header.count("|") + "\n" + row + "\n"
+    assert findings(text) == []
+
+
+def test_each_throughput_is_checked_against_its_own_step_time():
+    text = (
+        "## Results\n\n"
+        "| Model | Batch Size | Graph 1P (ms/step) | (FPS) | PyNative 1P (ms/step) | (FPS) |\n"
+        "|---|---|---|---|---|---|\n"
+        "| toy | 8 | 1000.00 | 8.00 | 2000.00 | 4.00 |\n"
+        "| toy | 8 | 1000.00 | 9.00 | 2000.00 | 4.00 |\n"
+    )
+    assert findings(text) == [(6, "PB401")]
