@@ -182,3 +182,32 @@ def test_each_throughput_is_checked_against_its_own_step_time():
         "| toy | 8 | 1000.00 | 9.00 | 2000.00 | 4.00 |\n"
     )
     assert findings(text) == [(6, "PB401")]
+
+
+FLOOR = """# Toy
+
+## Requirements
+
+| mindspore | ascend driver | cann toolkit/kernel |
+|:-:|:-:|:-:|
+| >=2.6.0 | >=24.1.RC3 | >=8.1.RC1 |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore {version} graph mode.
+
+| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
+|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|
+| toy | 1 | 8 | 256x256 | O2 | 5 mins | 1.00 | 8.00 |
+"""
+
+
+@pytest.mark.parametrize(
+    ("version", "reported"),
+    [("2.5.0", True), ("2.3.1", True), ("2.6.0", False), ("2.6", False), ("2.7.0", False)],
+)
+def test_a_table_measured_below_the_requirements_floor(version, reported):
+    found = messages(FLOOR.format(version=version), "PB203")
+    assert bool(found) == reported
+    if reported:
+        assert f"`{version}`, below the Requirements table's minimum `>=2.6.0`" in found[0]
