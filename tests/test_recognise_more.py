@@ -211,3 +211,31 @@ def test_a_table_measured_below_the_requirements_floor(version, reported):
     assert bool(found) == reported
     if reported:
         assert f"`{version}`, below the Requirements table's minimum `>=2.6.0`" in found[0]
+
+
+def _requirements(first_header: str, first_cell: str) -> str:
+    return (
+        "# Toy\n\n## Requirements\n\n"
+        f"| {first_header} | mindspore | ascend driver | firmware | cann toolkit/kernel |\n"
+        "|:-:|:-:|:-:|:-:|:-:|\n"
+        f"| {first_cell} | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC3.beta1 |\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("header", "cell"),
+    [("NPU type", "Atlas 800T A2"), ("芯片", "昇腾 910"), ("", "Ascend 910*"), ("Hardware", "A2")],
+)
+def test_a_requirements_table_whose_first_column_names_the_device(header, cell):
+    text = _requirements(header, cell)
+    ctx = ctx_of(text)
+    (t,) = ctx.doc.tables
+    assert ctx.recognised(t).kind == "requirements"
+    assert (7, "PB501") in findings(text)  # the wrong CANN is found
+
+
+@pytest.mark.parametrize(("header", "cell"), [("mindyolo", "0.4.0"), ("", "v1"), ("model", "toy")])
+def test_a_first_column_of_another_product_is_still_a_mapping(header, cell):
+    ctx = ctx_of(_requirements(header, cell))
+    (t,) = ctx.doc.tables
+    assert ctx.recognised(t).kind == "other"

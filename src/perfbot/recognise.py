@@ -92,10 +92,6 @@ _PERCENT_OR_NUMBER = re.compile(r"^\**[-+]?\d+(?:[.,]\d+)?\s*%?\**$")
 _DTYPE = re.compile(
     r"(?i)\b(?:fp|bf|float|bfloat|int)\s*(?:8|16|32|64)\b|\bmixed\b|\bamp\b|\bO[0-3]\b"
 )
-# a first column naming the machine: a Requirements table with one more column, not a mapping
-_PLATFORM = re.compile(
-    r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$"
-)
 _NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
 # a heading that names Ascend without another chip ("Ascend 310P" names the 310P)
 _NAMES_ASCEND = re.compile(r"(?i)ascend(?!\s*310)|昇腾")
@@ -129,6 +125,15 @@ def _rate_slot(text: str, spec: Spec) -> str | None:
         if pat.search(key):
             return slot
     return None
+
+
+def _names_device(table: Table, first: Resolved, spec: Spec) -> bool:
+    """A Requirements table's first column names the machine (`device`, `NPU type`, or every
+    cell a machine: `Atlas 800T A2`, `Ascend 910*`), not another product's versions."""
+    if spec.device_header.search(first.name_text):
+        return True
+    vals = _values(table, first)
+    return bool(vals) and all(spec.device_value.search(v[:80]) for v in vals)
 
 
 def _cards_in(text: str, spec: Spec) -> int | None:
@@ -192,7 +197,9 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
         )
 
     first = cols[0] if cols else None
-    if first is not None and first.column is None and not _PLATFORM.search(first.name_text):
+    if first is not None and first.column is None and _names_device(table, first, spec):
+        reasons.append(f"its first column {first.name_text!r} names the machine of each row")
+    elif first is not None and first.column is None:
         return other(
             f"its first column is {first.name_text!r}, not mindspore: a version mapping of "
             f"{first.name_text!r} (or an index), not the guide's Requirements table"

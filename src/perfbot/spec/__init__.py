@@ -287,6 +287,9 @@ class Spec:
     cards_in_header: re.Pattern[str] = re.compile(r"(?!)")
     single_card: re.Pattern[str] = re.compile(r"(?!)")
     not_timing: re.Pattern[str] = re.compile(r"(?!)")
+    # a Requirements table's first column naming the machine: its header, or each of its cells
+    device_header: re.Pattern[str] = re.compile(r"(?!)")
+    device_value: re.Pattern[str] = re.compile(r"(?!)")
     other_hardware: re.Pattern[str] = re.compile(r"(?!)")
     # what the methods below derive from the fields, memoised (rules ask per table); not a
     # field a copy (``with_config``) shares, and bounded (column orders come from READMEs)
@@ -444,5 +447,7 @@ def builtin_spec() -> Spec:
         cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
         single_card=_lazy(perf.get("single_card", "(?!)")),
         not_timing=_lazy(perf.get("not_timing", "(?!)")),
+        device_header=_lazy(data.get("device_column", {}).get("header", "(?!)")),
+        device_value=_lazy(data.get("device_column", {}).get("value", "(?!)")),
         other_hardware=_lazy(data["other_hardware"]),
     )
