@@ -239,3 +239,68 @@ def test_a_first_column_of_another_product_is_still_a_mapping(header, cell):
     ctx = ctx_of(_requirements(header, cell))
     (t,) = ctx.doc.tables
     assert ctx.recognised(t).kind == "other"
+
+
+SIDEWAYS = """# Toy
+
+## Requirements
+
+| software | version |
+|---|---|
+| mindspore | 2.3.1 |
+| ascend driver | 24.1.RC2 |
+| firmware | 7.3.0.1.231 |
+| cann toolkit/kernel | {cann} |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
+|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|
+| toy | 1 | 8 | 256x256 | O2 | 5 mins | 1.00 | 8.00 |
+"""
+
+VERSION_COLUMNS = """# Toy
+
+## Requirements
+
+| mindspore | 2.3.1 | 2.3.0 |
+|---|---|---|
+| ascend driver | 24.1.RC2 | 24.1.RC2 |
+| cann toolkit/kernel | 8.0.RC2.beta1 | {cann} |
+| python | 3.9 | 3.9 |
+"""
+
+
+def test_versions_written_as_rows_are_checked_against_the_matrix():
+    text = SIDEWAYS.format(cann="8.0.RC3.beta1")
+    assert findings(text) == [(10, "PB501")]  # the wrong CANN; no PB101, no format finding
+    assert findings(SIDEWAYS.format(cann="8.0.RC2.beta1")) == []
+
+
+def test_versions_written_as_columns_are_checked_against_the_matrix(tmp_path):
+    text = VERSION_COLUMNS.format(cann="7.0.0.beta1")
+    assert findings(text) == [(8, "PB501")]
+    assert findings(VERSION_COLUMNS.format(cann="8.0.RC2.beta1")) == []
+    # the unsafe fix edits the cell where it is, and only it
+    p = tmp_path / "README.md"
+    p.write_text(text, encoding="utf-8")
+    subprocess.run(
+        [sys.executable, "-m", "perfbot", "fix", "--unsafe-fixes", str(p)],
+        capture_output=True, check=False,
+    )  # fmt: skip
+    assert p.read_text(encoding="utf-8") == VERSION_COLUMNS.format(cann="8.0.RC2.beta1")
+
+
+@pytest.mark.parametrize(
+    "table",
+    [
+        # a product's version mapping: its first column is not the guide's columns
+        "| mindyolo | mindspore | cann |\n|---|---|---|\n| 0.4 | 2.3.1 | 8.0.RC2 |\n",
+        # two of the guide's names in a first column: a list of packages, not the guide's table
+        "| package | version |\n|---|---|\n| mindspore | 2.3.1 |\n| cann | 7.0.0.beta1 |\n",
+    ],
+)
+def test_near_misses_of_a_sideways_requirements_table(table):
+    assert findings("# Toy\n\n## Notes\n\n" + table) == []

@@ -86,7 +86,8 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
         rec = ctx.recognition.get(t.index)
         if rec is not None and rec.numbers_only:
             scope = "requirements" if rec.kind == "requirements" else "performance"
-            numbers_only.setdefault(scope, []).append(t)
+            # (a table read sideways is checked as recognition reads it)
+            numbers_only.setdefault(scope, []).append(rec.table or t)
     if numbers_only:
         number_scope = {
             k: sorted([*in_scope[k], *numbers_only.get(k, [])], key=lambda t: t.index)

@@ -65,7 +65,7 @@ class Recognition:
 
 # The rules that check numbers (not form): they also run on the tables recognition reads only
 # for their numbers (``Recognition.numbers_only``).
-NUMBER_RULES = frozenset({"PB401"})
+NUMBER_RULES = frozenset({"PB401", "PB501"})
 
 
 # --- evidence ------------------------------------------------------------------------------------
@@ -462,6 +462,58 @@ def _numbers_only(table: Table, doc: Document, spec: Spec) -> Recognition:
     return replace(rec, reasons=reasons, columns=tuple(cols), numbers_only=True)
 
 
+def _transposed(table: Table, doc: Document, spec: Spec) -> Recognition | None:
+    """A Requirements table with its versions written as columns: the first column names
+    mindspore, driver, firmware, CANN (`| mindspore | 2.3.1 | 2.4.0 |`, or `| software | version
+    |` above such rows), each other column one verified combination. Recognised as the guide's
+    table read sideways (its cells where they are), and checked against the matrix only."""
+    lines = (table.header, *table.rows)
+    if len(lines) < 3 or len(lines) > 8 or len(table.header.cells) < 2:
+        return None
+    known: list[tuple[Row, Resolved]] = []
+    for r in lines:
+        if not r.cells:
+            return None
+        c = spec.requirements.resolve(len(known), r.cells[0].value)
+        if c.column is not None:
+            known.append((r, c))
+    names = [c.name for _, c in known]
+    if "mindspore" not in names or len(set(names)) < 3 or len(set(names)) != len(names):
+        return None
+    width = len(table.header.cells)
+    rows = []
+    for j in range(1, width):
+        if any(j >= len(r.cells) for r, _ in known):
+            continue
+        cells = tuple(r.cells[j] for r, _ in known)
+        if not cells[names.index("mindspore")].value.strip():
+            continue
+        rows.append(Row(table.header.line, "", cells))
+    if not rows:
+        return None
+    view = Table(
+        index=table.index,
+        header=Row(table.header.line, "", tuple(r.cells[0] for r, _ in known)),
+        delimiter=table.delimiter,
+        rows=tuple(rows),
+        aligns=(),
+        kind="requirements",
+        section=table.section,
+        sentence=None,
+        in_html=table.in_html,
+    )
+    rec = _requirements(view, doc, spec)
+    if rec.kind != "requirements" or rec.floors:
+        return None
+    why = (
+        "its versions are written as columns (the first column names "
+        + ", ".join(names)
+        + "): each column is checked against the matrix as a row of the guide's table; no "
+        "format finding is made"
+    )
+    return replace(rec, reasons=(*rec.reasons, why), numbers_only=True, table=view)
+
+
 def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
     if table.oversize:  # PB604 says so when its header names the guide's columns
         why = f"too large to be a model table: {table.oversize} (not checked)"
@@ -471,7 +523,7 @@ def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
     elif table.kind == "performance":
         rec = _performance(table, doc, spec)
     else:
-        rec = _numbers_only(table, doc, spec)
+        rec = _transposed(table, doc, spec) or _numbers_only(table, doc, spec)
     return rec  # each Recognition above is made with ``table=table``
 
 
