@@ -304,3 +304,32 @@ def test_versions_written_as_columns_are_checked_against_the_matrix(tmp_path):
 )
 def test_near_misses_of_a_sideways_requirements_table(table):
     assert findings("# Toy\n\n## Notes\n\n" + table) == []
+
+
+def _video(resolution: str, img_s: str = "8.00") -> str:
+    return (
+        "## Performance\n\n"
+        "Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
+        "| model name | cards | batch size | resolution | jit level | graph compile | s/step "
+        "| img/s |\n"
+        "|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|\n"
+        f"| toy | 1 | 8 | {resolution} | O2 | 5 mins | 1.00 | {img_s} |\n"
+    )
+
+
+def test_a_frames_last_resolution_is_reported_without_a_fix():
+    result = check_source(Source.from_text(_video("256x256x32"), path="README.md"), Config())
+    (f,) = [f for f in result.findings if f.rule == "PB412"]
+    assert "frames first" in f.message and "`256x256x32`" in f.message
+    assert f.fix is None  # which number is which is the author's to say
+
+
+@pytest.mark.parametrize("resolution", ["32x256x256", "512x512x3", "96x96x96", "256x256"])
+def test_resolutions_that_are_not_frames_last(resolution):
+    assert "PB412" not in [r for _, r in findings(_video(resolution))]
+
+
+def test_img_s_counting_the_frames_of_a_frames_last_resolution_agrees():
+    # 1 × 8 × 32 frames / 1.00 s = 256: the F of `256x256x32`, written last
+    assert "PB401" not in [r for _, r in findings(_video("256x256x32", "256.00"))]
+    assert "PB406" not in [r for _, r in findings(_video("256x256x32", "256.00"))]

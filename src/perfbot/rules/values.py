@@ -16,6 +16,7 @@ from ..spec.forms import (
     PLACEHOLDER,
     compile_minutes,
     compile_seconds,
+    frames_last,
     link_normalizer,
     parse_number,
     parse_time,
@@ -296,6 +297,9 @@ def _frames_of(ctx: Context, table: Table, row: Row, nums: RowNumbers) -> set[in
         parts = re.split(r"\s*[xX×*]\s*", cell.value.strip()[:40])
         if len(parts) == 3 and parts[0].isdigit() and 1 < int(parts[0]) <= 4096:
             out.add(int(parts[0]))
+        last = frames_last(cell.value)
+        if last is not None:  # `256x256x32`: the frames written last
+            out.add(last)
     return out
 
 
