@@ -333,3 +333,27 @@ def test_img_s_counting_the_frames_of_a_frames_last_resolution_agrees():
     # 1 × 8 × 32 frames / 1.00 s = 256: the F of `256x256x32`, written last
     assert "PB401" not in [r for _, r in findings(_video("256x256x32", "256.00"))]
     assert "PB406" not in [r for _, r in findings(_video("256x256x32", "256.00"))]
+
+
+def _guide_table(header: str, value: str) -> str:
+    return (
+        "## Performance\n\n"
+        "Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
+        f"| model name | cards | batch size | resolution | jit level | graph compile | {header} "
+        "| img/s |\n"
+        "|:-:|:-:|:-:|:-:|:-:|:-:|:-:|:-:|\n"
+        f"| toy | 1 | 8 | 256x256 | O2 | 5 mins | {value} | 8.00 |\n"
+    )
+
+
+def test_a_step_rate_is_told_with_the_s_step_it_gives():
+    (msg,) = messages(_guide_table("step/s", "2.00"), "PB306")
+    assert "steps per second" in msg and "(2.00 step/s is 0.50 s/step)" in msg
+    # and its img/s is checked as 1 × 8 / 0.50 = 16, not 8
+    assert [r for _, r in findings(_guide_table("step/s", "2.00"))].count("PB401") == 1
+
+
+def test_ms_per_step_inside_a_longer_header_is_told_like_ms_per_step():
+    text = _guide_table("Graph train (ms/step)", "1000.00")
+    assert len(messages(text, "PB306")) == 1
+    assert "PB401" not in [r for _, r in findings(text)]  # 1 × 8 / 1 s = 8.00
