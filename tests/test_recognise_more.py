@@ -357,3 +357,13 @@ def test_ms_per_step_inside_a_longer_header_is_told_like_ms_per_step():
     text = _guide_table("Graph train (ms/step)", "1000.00")
     assert len(messages(text, "PB306")) == 1
     assert "PB401" not in [r for _, r in findings(text)]  # 1 × 8 / 1 s = 8.00
+
+
+def test_a_first_column_of_package_names_beside_descriptions_is_not_a_requirements_table():
+    table = (
+        "| component | what it is |\n|---|---|\n| mindspore | the framework |\n"
+        "| ascend driver | the NPU driver |\n| cann | the compute library |\n"
+    )
+    ctx = ctx_of("# Toy\n\n## Requirements\n\n" + table)
+    (t,) = ctx.doc.tables
+    assert ctx.recognised(t).kind == "other"

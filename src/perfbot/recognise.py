@@ -26,6 +26,7 @@ from typing import Literal
 from .model import Cell, Document, Heading, HtmlTable, Row, Table, TableKind
 from .spec import Resolved, Spec, header_key
 from .spec.forms import PLACEHOLDER
+from .spec.versions import mindspore_versions
 
 Kind = Literal["requirements", "training", "inference", "other"]
 
@@ -486,8 +487,8 @@ def _transposed(table: Table, doc: Document, spec: Spec) -> Recognition | None:
         if any(j >= len(r.cells) for r, _ in known):
             continue
         cells = tuple(r.cells[j] for r, _ in known)
-        if not cells[names.index("mindspore")].value.strip():
-            continue
+        if not mindspore_versions(cells[names.index("mindspore")].value[:80]):
+            continue  # a column of notes or links, not a version
         rows.append(Row(table.header.line, "", cells))
     if not rows:
         return None
