@@ -367,3 +367,23 @@ def test_a_first_column_of_package_names_beside_descriptions_is_not_a_requiremen
     ctx = ctx_of("# Toy\n\n## Requirements\n\n" + table)
     (t,) = ctx.doc.tables
     assert ctx.recognised(t).kind == "other"
+
+
+def test_a_throughput_beside_a_sequence_length_is_not_read_as_img_s():
+    text = (
+        "## Results\n\n"
+        "| Model | Cards | Batch Size | Seq Len | Train (s/step) | Throughput |\n"
+        "|---|---|---|---|---|---|\n"
+        "| toy | 8 | 1 | 4096 | 2.00 | 16384.00 |\n"
+    )
+    assert findings(text) == []
+
+
+def test_a_video_height_in_a_timing_header_is_not_a_card_count():
+    text = (
+        "## Results\n\n"
+        "| Model | Batch Size | 720p (s/step) | (FPS) |\n"
+        "|---|---|---|---|\n"
+        "| toy | 1 | 2.00 | 0.50 |\n"
+    )
+    assert findings(text) == []

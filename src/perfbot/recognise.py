@@ -141,7 +141,9 @@ def _cards_in(text: str, spec: Spec) -> int | None:
     """The card count a header gives (`Graph train 1P`, `8 cards`, `单卡`), or None."""
     m = spec.cards_in_header.search(text)
     if m:
-        return int(m.group(1))
+        n = int(m.group(1))
+        # a card count is small or a power of two (`720p` is a video's height, not 720 cards)
+        return n if n <= 64 or n & (n - 1) == 0 else None
     return 1 if spec.single_card.search(text) else None
 
 
@@ -277,9 +279,12 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
     # what each column means, from the table's own values and neighbours
     out: list[Resolved] = []
     named = {c.name for c in cols if c.column is not None}
+    tokens = any(spec.not_images.search(c.name_text) for c in cols)
     for c in cols:
         if c.column is None:
             e = _embedded(c, spec)
+            if e.name == "img/s" and tokens:
+                e = c  # `throughput` beside `seq len`: tokens, perhaps, not images
             if e.name not in named:  # (beside the table's own s/step, `steps/s` is another rate)
                 c = e
         if c.column is None:

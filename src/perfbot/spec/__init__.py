@@ -287,6 +287,7 @@ class Spec:
     cards_in_header: re.Pattern[str] = re.compile(r"(?!)")
     single_card: re.Pattern[str] = re.compile(r"(?!)")
     not_timing: re.Pattern[str] = re.compile(r"(?!)")
+    not_images: re.Pattern[str] = re.compile(r"(?!)")
     # a Requirements table's first column naming the machine: its header, or each of its cells
     device_header: re.Pattern[str] = re.compile(r"(?!)")
     device_value: re.Pattern[str] = re.compile(r"(?!)")
@@ -447,6 +448,7 @@ def builtin_spec() -> Spec:
         cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
         single_card=_lazy(perf.get("single_card", "(?!)")),
         not_timing=_lazy(perf.get("not_timing", "(?!)")),
+        not_images=_lazy(perf.get("not_images", "(?!)")),
         device_header=_lazy(data.get("device_column", {}).get("header", "(?!)")),
         device_value=_lazy(data.get("device_column", {}).get("value", "(?!)")),
         other_hardware=_lazy(data["other_hardware"]),
