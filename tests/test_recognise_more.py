@@ -236,9 +236,11 @@ def test_a_requirements_table_whose_first_column_names_the_device(header, cell):
 
 @pytest.mark.parametrize(("header", "cell"), [("mindyolo", "0.4.0"), ("", "v1"), ("model", "toy")])
 def test_a_first_column_of_another_product_is_still_a_mapping(header, cell):
-    ctx = ctx_of(_requirements(header, cell))
+    text = _requirements(header, cell)
+    ctx = ctx_of(text)
     (t,) = ctx.doc.tables
-    assert ctx.recognised(t).kind == "other"
+    assert t.kind == "other" and ctx.recognised(t).numbers_only  # not the guide's table
+    assert findings(text) == [(7, "PB501")]  # but its wrong CANN is found
 
 
 SIDEWAYS = """# Toy
@@ -387,3 +389,31 @@ def test_a_video_height_in_a_timing_header_is_not_a_card_count():
         "| toy | 1 | 2.00 | 0.50 |\n"
     )
     assert findings(text) == []
+
+
+MAPPING = """# Toy
+
+## Versions
+
+| toyzoo | mindspore | ascend driver | firmware | cann toolkit/kernel |
+|:-:|:-:|:-:|:-:|:-:|
+| master | master | 24.1.0 | 7.5.0.3.220 | 8.0.0.beta1 |
+| 0.2.0 | 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | {cann} |
+"""
+
+
+def test_a_product_version_mapping_has_its_cann_checked_and_nothing_else():
+    assert findings(MAPPING.format(cann="8.0.RC3.beta1")) == [(8, "PB501")]
+    assert findings(MAPPING.format(cann="8.0.RC2.beta1")) == []
+    ctx = ctx_of(MAPPING.format(cann="8.0.RC2.beta1"))
+    (t,) = ctx.doc.tables
+    assert t.kind == "other" and ctx.recognised(t).numbers_only
+
+
+def test_a_version_mapping_is_not_the_models_requirements_table():
+    text = (
+        MAPPING.format(cann="8.0.RC2.beta1")
+        + "\n## Performance\n\n"
+        + _guide_table("s/step", "1.00").split("## Performance\n\n", 1)[1]
+    )
+    assert "PB101" in [r for _, r in findings(text)]

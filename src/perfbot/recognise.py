@@ -56,6 +56,8 @@ class Recognition:
     # batch size, a step time and a throughput): only the rules in NUMBER_RULES run on it, so a
     # wrong img/s is found there too, and no format finding is made
     numbers_only: bool = False
+    # a Requirements table with its versions written as columns: ``table`` is it read sideways
+    sideways: bool = False
 
     @property
     def table_kind(self) -> TableKind:
@@ -200,8 +202,19 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
         )
 
     first = cols[0] if cols else None
+    mapping = ""
     if first is not None and first.column is None and _names_device(table, first, spec):
         reasons.append(f"its first column {first.name_text!r} names the machine of each row")
+    elif (
+        first is not None
+        and first.column is None
+        and {"mindspore", "cann toolkit/kernel"} <= known
+        and not spec.other_hardware.search(first.name_text)
+    ):
+        # `| mindone | mindspore | ... | cann |`: another product's version mapping, whose
+        # MindSpore and CANN still have to belong together (a wrong CANN is never let pass)
+        mapping = first.name_text or " "  # (an unnamed first column: an index)
+        unknown = [c for c in unknown if c.index != first.index]
     elif first is not None and first.column is None:
         return other(
             f"its first column is {first.name_text!r}, not mindspore: a version mapping of "
@@ -219,6 +232,12 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
     elif req_heading is not None and not unknown:
         reasons.append(
             f"it has {len(known)} Requirements columns under the heading {req_heading.text!r}"
+        )
+    elif mapping:
+        return other(
+            f"its first column is {mapping!r}, not mindspore: a version mapping of {mapping!r} "
+            f"(or an index), not the guide's Requirements table, with only {len(known)} of its "
+            "4 columns"
         )
     else:
         why = f"it has only {len(known)} of the 4 Requirements columns"
@@ -255,6 +274,18 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
             f"its mindspore column gives minimum versions ({floors[0]!r}), not tested ones: "
             "checked as a whole (PB103), not column by column or against the matrix"
         )
+    if mapping:
+        if floors:
+            return other(f"a version mapping of {mapping!r} with minimum versions")
+        reasons.append(
+            f"its first column is {mapping!r}: a version mapping of {mapping!r}, not the guide's "
+            "table; its MindSpore and CANN are checked against the matrix only"
+        )
+        return Recognition(
+            table.index, table.start_line, "requirements", tuple(reasons), tuple(cols),
+            skipped_rows=tuple(skipped), numbers_only=True,
+            table=replace(table, kind="requirements"),
+        )  # fmt: skip
     return Recognition(
         table.index,
         table.start_line,
@@ -517,7 +548,7 @@ def _transposed(table: Table, doc: Document, spec: Spec) -> Recognition | None:
         + "): each column is checked against the matrix as a row of the guide's table; no "
         "format finding is made"
     )
-    return replace(rec, reasons=(*rec.reasons, why), numbers_only=True, table=view)
+    return replace(rec, reasons=(*rec.reasons, why), numbers_only=True, sideways=True, table=view)
 
 
 def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:

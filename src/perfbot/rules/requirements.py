@@ -55,7 +55,7 @@ def requirements_missing(ctx: Context) -> Iterator[Issue]:
         return
     if any(h.kind == "requirements" for h in ctx.doc.html_tables):
         return  # an HTML table is there (PB602 says it is not checked)
-    if any(r.numbers_only and r.kind == "requirements" for r in ctx.recognition.values()):
+    if any(r.sideways for r in ctx.recognition.values()):
         return  # one with its versions written as columns (checked against the matrix)
     first = perf[0]
     versions: list[str] = []
