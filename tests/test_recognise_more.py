@@ -180,8 +180,11 @@ def test_each_throughput_is_checked_against_its_own_step_time():
         "|---|---|---|---|---|---|\n"
         "| toy | 8 | 1000.00 | 8.00 | 2000.00 | 4.00 |\n"
         "| toy | 8 | 1000.00 | 9.00 | 2000.00 | 4.00 |\n"
+        "| toy | 8 | 1000.00 | 8.00 | 2000.00 | 4.50 |\n"
     )
-    assert findings(text) == [(6, "PB401")]
+    assert findings(text) == [(6, "PB401"), (7, "PB401")]
+    (second,) = [m for m in messages(text, "PB401") if "`4.50`" in m]
+    assert "1 × 8 / 2000.00 ms = 4.00" in second
 
 
 FLOOR = """# Toy

@@ -86,11 +86,12 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
         rec = ctx.recognition.get(t.index)
         if rec is not None and rec.numbers_only:
             scope = "requirements" if rec.kind == "requirements" else "performance"
-            # (a table read sideways is checked as recognition reads it)
-            numbers_only.setdefault(scope, []).append(rec.table or t)
+            # (a table read sideways, or one pair of its columns, as recognition reads it)
+            for r in (rec, *rec.views):
+                numbers_only.setdefault(scope, []).append(r.table or t)
     if numbers_only:
         number_scope = {
-            k: sorted([*in_scope[k], *numbers_only.get(k, [])], key=lambda t: t.index)
+            k: sorted([*in_scope[k], *numbers_only.get(k, [])], key=lambda t: t.start_line)
             for k in ("requirements", "performance")
         }
     table_keys: dict[int | None, str | None] = {}

@@ -58,6 +58,9 @@ class Recognition:
     numbers_only: bool = False
     # a Requirements table with its versions written as columns: ``table`` is it read sideways
     sideways: bool = False
+    # a table read for its numbers with several (step time, throughput) pairs: one decision for
+    # each further pair, on a view of the table (its own index; rules see it as another table)
+    views: tuple[Recognition, ...] = ()
 
     @property
     def table_kind(self) -> TableKind:
@@ -471,12 +474,11 @@ def _numbers_only(table: Table, doc: Document, spec: Spec) -> Recognition:
         why = "neither a column nor its timing header gives the number of cards"
     elif len(cards) > 1:
         why = "it has several cards columns"
-    elif _fps_only(rates[0], spec) and _frame_rate_only(table, rates[0], cols):
-        why = f"its {rates[0].name_text!r} column holds a video's frame rate, not a throughput"
-    elif (len(steps) > 1 or len(rates) > 1) and not (
-        rates[0].index == steps[0].index + 1
-        and (len(steps) == 1 or steps[1].index > rates[0].index)
+    elif len(steps) != len(rates) or not (
+        len(steps) == 1 or all(r.index == s.index + 1 for s, r in zip(steps, rates, strict=True))
     ):
+        # (`Graph (ms/step) | (FPS) | PyNative (ms/step) | (FPS)` pairs up; two step times
+        # before one throughput do not)
         why = "its step times and throughputs do not pair up"
     if why:
         return replace(
@@ -484,19 +486,46 @@ def _numbers_only(table: Table, doc: Document, spec: Spec) -> Recognition:
             reasons=(*rec.reasons, f"not checked: {why}"),
             columns=rec.columns,
         )
-    keep = {steps[0].index, rates[0].index}
-    cols = [
-        replace(c, column=None, how="unknown", note="a further measurement (not checked)")
-        if c.name in ("s/step", "img/s") and c.index not in keep
-        else c
-        for c in cols
-    ]
-    reasons = (
-        *rec.reasons,
-        "numbers only: its header does not follow the guide's format (no format finding is "
-        "made), but its img/s is checked against cards, batch size and step time",
-    )
-    return replace(rec, reasons=reasons, columns=tuple(cols), numbers_only=True)
+    views: list[Recognition] = []
+    for i, (step, rate) in enumerate(zip(steps[:_MAX_PAIRS], rates, strict=False)):
+        if _fps_only(rate, spec) and _frame_rate_only(table, rate, cols):
+            continue  # a video's frame rate, not a throughput
+        keep = {step.index, rate.index}
+        pair = [
+            replace(c, column=None, how="unknown", note="another measurement (checked apart)")
+            if c.name in ("s/step", "img/s") and c.index not in keep
+            else c
+            for c in cols
+        ]
+        why = (
+            "numbers only: its header does not follow the guide's format (no format finding is "
+            f"made), but its img/s {rate.name_text!r} is checked against cards, batch size and "
+            f"step time {step.name_text!r}"
+        )
+        # each further pair is checked as a view of the table of its own (index)
+        view = table if not views else replace(table, index=_view_index(table, i))
+        views.append(
+            replace(
+                rec, index=view.index, reasons=(*rec.reasons, why), columns=tuple(pair),
+                numbers_only=True, table=view,
+            )
+        )  # fmt: skip
+    if not views:
+        why = f"its {rates[0].name_text!r} column holds a video's frame rate, not a throughput"
+        return replace(other, reasons=(*rec.reasons, f"not checked: {why}"), columns=rec.columns)
+    first = views[0]
+    return replace(first, table=table, views=tuple(views[1:]))
+
+
+# a table holds at most this many (step time, throughput) pairs read for their numbers; each
+# after the first is checked as a view of the table with an index of its own, above every parsed
+# table's and HTML table's
+_MAX_PAIRS = 8
+_VIEW_BASE = 1 << 20
+
+
+def _view_index(table: Table, i: int) -> int:
+    return _VIEW_BASE + table.index * _MAX_PAIRS + i
 
 
 def _transposed(table: Table, doc: Document, spec: Spec) -> Recognition | None:
@@ -606,7 +635,10 @@ def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognitio
     # same evidence, not the parser's guess from header words alone
     html_tables = []
     for i, h in enumerate(doc.html_tables):
-        rec = replace(recognise_table(_html_as_table(h, -1 - i), doc, spec), html=True)
+        rec = recognise_table(_html_as_table(h, -1 - i), doc, spec)
+        if rec.numbers_only:  # (its cells have no place in the file: never checked)
+            rec = replace(rec, kind="other", numbers_only=False, sideways=False, views=())
+        rec = replace(rec, html=True)
         decisions[-1 - i] = rec
         html_tables.append(replace(h, kind=rec.table_kind))
     out = Document(
@@ -638,6 +670,9 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
             if rec.maybe_tail:
                 maybe = ", ".join(rec.maybe_tail)
                 lines.append(f"  not called missing: {maybe} (a column not understood may be it)")
+            for v in rec.views:
+                pair = [c.name_text for c in v.columns if c.name in ("s/step", "img/s")]
+                lines.append("  and checked apart: " + " with ".join(repr(p) for p in pair))
             for c in rec.columns:
                 if c.column is not None:
                     how = "" if c.how == "exact" else f" ({c.how})"
