@@ -420,3 +420,12 @@ def test_a_version_mapping_is_not_the_models_requirements_table():
         + _guide_table("s/step", "1.00").split("## Performance\n\n", 1)[1]
     )
     assert "PB101" in [r for _, r in findings(text)]
+
+
+def test_an_html_table_is_never_read_for_its_numbers():
+    text = (
+        "## Results\n\n<table>\n<tr><th>Model</th><th>Batch Size</th>"
+        "<th>Graph train 1P (ms/step)</th><th>(FPS)</th></tr>\n"
+        "<tr><td>toy</td><td>8</td><td>1094.86</td><td>7.37</td></tr>\n</table>\n"
+    )
+    assert [r for _, r in findings(text) if r != "PB602"] == []

@@ -236,7 +236,7 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
             )
 
 
-_FLOOR_VERSION = re.compile(r"[0-9]+(?:\.[0-9A-Za-z]+){1,4}")
+_FLOOR_VERSION = re.compile(r"(?<![0-9])[0-9]+(?:\.[0-9A-Za-z]+){1,4}")
 
 
 def _below_floor(ctx: Context, req: list[Table]) -> Iterator[Issue]:
