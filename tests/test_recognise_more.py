@@ -429,3 +429,17 @@ def test_an_html_table_is_never_read_for_its_numbers():
         "<tr><td>toy</td><td>8</td><td>1094.86</td><td>7.37</td></tr>\n</table>\n"
     )
     assert [r for _, r in findings(text) if r != "PB602"] == []
+
+
+@pytest.mark.parametrize(
+    ("words", "cards"), [("图模式八卡训练", 8), ("Graph train single-card", 1)]
+)
+def test_a_card_count_in_words(words, cards):
+    text = (
+        "## Results\n\n"
+        f"| Model | Batch Size | {words} (ms/step) | (FPS) |\n"
+        "|---|---|---|---|\n"
+        f"| toy | 8 | 1000.00 | {8 * cards + 1}.00 |\n"
+    )
+    (msg,) = messages(text, "PB401")
+    assert f"{cards} × 8 / 1000.00 ms = {8 * cards}.00" in msg

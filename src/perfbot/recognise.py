@@ -149,7 +149,8 @@ def _cards_in(text: str, spec: Spec) -> int | None:
         n = int(m.group(1))
         # a card count is small or a power of two (`720p` is a video's height, not 720 cards)
         return n if n <= 64 or n & (n - 1) == 0 else None
-    return 1 if spec.single_card.search(text) else None
+    low = text.lower()
+    return next((n for word, n in spec.card_words if word in low), None)
 
 
 def _embedded(c: Resolved, spec: Spec) -> Resolved:

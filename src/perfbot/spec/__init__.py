@@ -285,7 +285,7 @@ class Spec:
     embedded: tuple[Embedded, ...] = ()
     not_embedded: re.Pattern[str] = re.compile(r"(?!)")
     cards_in_header: re.Pattern[str] = re.compile(r"(?!)")
-    single_card: re.Pattern[str] = re.compile(r"(?!)")
+    card_words: tuple[tuple[str, int], ...] = ()  # (`单卡`, 1): a card count in words
     not_timing: re.Pattern[str] = re.compile(r"(?!)")
     not_images: re.Pattern[str] = re.compile(r"(?!)")
     # a Requirements table's first column naming the machine: its header, or each of its cells
@@ -446,7 +446,7 @@ def builtin_spec() -> Spec:
         embedded=tuple(_embedded(e) for e in perf.get("embedded", ())),
         not_embedded=_lazy(perf.get("not_embedded", "(?!)")),
         cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
-        single_card=_lazy(perf.get("single_card", "(?!)")),
+        card_words=tuple((k.lower(), int(v)) for k, v in perf.get("card_words", {}).items()),
         not_timing=_lazy(perf.get("not_timing", "(?!)")),
         not_images=_lazy(perf.get("not_images", "(?!)")),
         device_header=_lazy(data.get("device_column", {}).get("header", "(?!)")),
