@@ -84,6 +84,9 @@ def test_explain_tables_shows_the_numbers_only_decision(tmp_path):
     ("header", "name"),
     [
         ("(image to 3D) s/step", "s/step"),
+        ("(text to video) s/step", "s/step"),
+        ("推理吞吐量（img/s）", "img/s"),
+        ("Time(s/step)", "s/step"),
         ("Time (s/step)", "s/step"),
         ("Graph train 8P (ms/step)", "s/step"),
         ("train imgs/s", "img/s"),
@@ -110,6 +113,10 @@ def test_guide_columns_named_inside_longer_headers(header, name):
         "throughput (k img/s)",  # thousands: not the guide's unit
         "video/s",  # another unit (a rate slot, not img/s)
         "Top-1 (FPS)",  # a metric's header, whatever its brackets say
+        "video fps",  # a video's frame rate
+        "tokens (throughput)",
+        "img/s per card",
+        "FPS / card",
         "ms",
     ],
 )

@@ -164,7 +164,7 @@ def _embedded(c: Resolved, spec: Spec) -> Resolved:
         if m is None:
             continue
         column = spec.performance.columns.get(e.column)
-        if column is None:
+        if column is None or (e.column == "img/s" and spec.not_images_rate.search(key)):
             return c
         prefix = key[: m.start()].strip()
         note = f"the guide's {e.column} named inside a longer header, in {e.unit}"

@@ -284,6 +284,7 @@ class Spec:
     # a guide column inside a longer header: (column, unit, scale, inverse, pattern)
     embedded: tuple[Embedded, ...] = ()
     not_embedded: re.Pattern[str] = re.compile(r"(?!)")
+    not_images_rate: re.Pattern[str] = re.compile(r"(?!)")
     cards_in_header: re.Pattern[str] = re.compile(r"(?!)")
     card_words: tuple[tuple[str, int], ...] = ()  # (`单卡`, 1): a card count in words
     not_timing: re.Pattern[str] = re.compile(r"(?!)")
@@ -445,6 +446,7 @@ def builtin_spec() -> Spec:
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
         embedded=tuple(_embedded(e) for e in perf.get("embedded", ())),
         not_embedded=_lazy(perf.get("not_embedded", "(?!)")),
+        not_images_rate=_lazy(perf.get("not_images_rate", "(?!)")),
         cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
         card_words=tuple((k.lower(), int(v)) for k, v in perf.get("card_words", {}).items()),
         not_timing=_lazy(perf.get("not_timing", "(?!)")),
