@@ -144,6 +144,7 @@ def test_a_metric_or_batch_rate_is_not_a_timing_column(header):
     ctx = ctx_of(text)
     (t,) = ctx.doc.tables
     assert ctx.recognised(t).reorder
+    assert ctx.recognised(t).columns[-1].note.startswith("not a timing column")
 
 
 def test_steps_per_second_is_checked_as_its_reciprocal():

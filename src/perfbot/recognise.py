@@ -319,9 +319,12 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
         if c.column is None:
             e = _embedded(c, spec)
             if e.name == "img/s" and tokens:
-                e = c  # `throughput` beside `seq len`: tokens, perhaps, not images
+                # `throughput` beside `seq len`: tokens, perhaps, not images
+                e = replace(c, note="not img/s: beside a sequence length it may count tokens")
             if e.name not in named:  # (beside the table's own s/step, `steps/s` is another rate)
                 c = e
+            if c.column is None and spec.not_timing.search(c.name_text):
+                c = replace(c, note="not a timing column (a metric at several scales, batches/s)")
         if c.column is None:
             slot = _rate_slot(c.text, spec)
             if slot:
