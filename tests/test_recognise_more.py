@@ -451,3 +451,25 @@ def test_a_card_count_in_words(words, cards):
     )
     (msg,) = messages(text, "PB401")
     assert f"{cards} × 8 / 1000.00 ms = {8 * cards}.00" in msg
+
+
+def test_the_cards_of_each_row_from_the_machine_its_context_cell_names():
+    text = (
+        "## Results\n\n"
+        "| **Model** | **Context** | **Batch Size** | **Graph train (ms/step)** | **(FPS)** |\n"
+        "|---|---|---|---|---|\n"
+        "| toy | D910x8-G | 32 | 400.00 | 640.00 |\n"  # 8 × 32 / 0.4 s: right
+        "| toy | Ascend 910*x4 | 32 | 400.00 | 320.00 |\n"  # 4 cards: right
+        "| toy | D910x8-G | 32 | 400.00 | 600.00 |\n"  # wrong
+    )
+    assert findings(text) == [(7, "PB401")]
+
+
+def test_a_card_count_in_the_timing_header_wins_over_the_context_cell():
+    text = (
+        "## Results\n\n"
+        "| Model | Context | Batch Size | Graph train 1P (ms/step) | (FPS) |\n"
+        "|---|---|---|---|---|\n"
+        "| toy | D910x8-G | 8 | 1000.00 | 8.00 |\n"
+    )
+    assert findings(text) == []

@@ -469,6 +469,19 @@ def _numbers_only(table: Table, doc: Document, spec: Spec) -> Recognition:
     rates = [c for c in cols if c.name == "img/s"]
     batch = [c for c in cols if c.name == "batch size"]
     cards = [c for c in cols if c.name == "cards"]
+    unknown_cards = [s for s, r in zip(steps, rates, strict=False) if not (s.cards or r.cards)]
+    if not cards and unknown_cards:
+        # a `Context` column naming each row's machine (`D910x8-G`): its cards
+        for i, c in enumerate(cols):
+            if c.column is None and spec.machine_column.search(c.name_text):
+                vals = _values(table, c)
+                if vals and all(spec.cards_in_machine.search(v[:80]) for v in vals):
+                    cols[i] = replace(
+                        c, column=spec.performance.columns["cards"], how="embedded",
+                        note="the cards of each row, from the machine it names (`D910x8` is 8)",
+                    )  # fmt: skip
+                    cards = [cols[i]]
+                break
     why = ""
     if not steps or not rates:
         why = "it names a step time or a throughput, not both"

@@ -156,10 +156,15 @@ def _number_columns(ctx: Context, table: Table) -> tuple:
 def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
     step_col, cards_col, batch_col, steps_col, frames_col, sp_col = _number_columns(ctx, table)
     cell = ctx.cell
-    if cards_col is None and step_col is not None:
-        # no cards column: the card count its timing header gives (`Graph train 1P (ms/step)`)
+    if (cards_col is None or cards_col.how == "embedded") and step_col is not None:
+        # no cards column: the card count its timing header gives (`Graph train 1P (ms/step)`),
+        # else the machine a `Context` cell names (`D910x8-G`)
         rate_col = ctx.column(table, "img/s")
         cards = step_col.cards or (rate_col.cards if rate_col is not None else None)
+        machine = cell(row, cards_col)
+        if cards is None and machine is not None:
+            m = ctx.spec.cards_in_machine.search(machine.value[:80])
+            cards = int(m.group(1)) if m else None
     else:
         cards = _int(cell(row, cards_col))
     batch = _int(cell(row, batch_col))

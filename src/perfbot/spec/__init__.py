@@ -287,6 +287,8 @@ class Spec:
     not_images_rate: re.Pattern[str] = re.compile(r"(?!)")
     cards_in_header: re.Pattern[str] = re.compile(r"(?!)")
     card_words: tuple[tuple[str, int], ...] = ()  # (`单卡`, 1): a card count in words
+    machine_column: re.Pattern[str] = re.compile(r"(?!)")
+    cards_in_machine: re.Pattern[str] = re.compile(r"(?!)")
     not_timing: re.Pattern[str] = re.compile(r"(?!)")
     not_images: re.Pattern[str] = re.compile(r"(?!)")
     # a Requirements table's first column naming the machine: its header, or each of its cells
@@ -448,6 +450,8 @@ def builtin_spec() -> Spec:
         not_embedded=_lazy(perf.get("not_embedded", "(?!)")),
         not_images_rate=_lazy(perf.get("not_images_rate", "(?!)")),
         cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
+        machine_column=_lazy(perf.get("machine_column", "(?!)")),
+        cards_in_machine=_lazy(perf.get("cards_in_machine", "(?!)")),
         card_words=tuple((k.lower(), int(v)) for k, v in perf.get("card_words", {}).items()),
         not_timing=_lazy(perf.get("not_timing", "(?!)")),
         not_images=_lazy(perf.get("not_images", "(?!)")),
