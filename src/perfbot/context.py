@@ -61,6 +61,9 @@ class Context:
     def recognised(self, table: Table) -> Recognition:
         """What recognition decided about ``table`` (its kind, column meanings, and why)."""
         rec = self.recognition.get(table.index)
+        if rec is None:  # a view of a table read for its numbers (one pair of its columns)
+            views = {v.index: v for r in self.recognition.values() for v in r.views}
+            rec = views.get(table.index)
         if rec is None:  # a table built by hand, not parsed from this source
             rec = recognise_table(table, self.doc, self.spec)
             self.recognition[table.index] = rec

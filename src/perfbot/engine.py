@@ -15,6 +15,7 @@ from .context import Context, spec_for
 from .findings import SEVERITIES, FileResult, Finding
 from .fix import Fix, apply_to_lines, select_fixes
 from .model import Document
+from .recognise import NUMBER_RULES
 from .rules import RULES, Rule, all_rules, resolve
 from .source import Source
 from .suppress import directives_of, suppress
@@ -70,6 +71,21 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
         "performance": [t for t in doc_tables if t.kind == "performance"],
         "tables": [t for t in doc_tables if t.kind in ("requirements", "performance")],
     }
+    # tables read for their numbers only (not in the guide's format): the number rules run on
+    # them too, in document order, nothing else does
+    numbers_only: dict[str, list] = {}
+    for table in doc_tables:
+        rec = ctx.recognition.get(table.index)
+        if rec is not None and rec.numbers_only:
+            scope = "requirements" if rec.kind == "requirements" else "performance"
+            # (a table read sideways, or one pair of its columns, as recognition reads it)
+            for view in (rec, *rec.views):
+                numbers_only.setdefault(scope, []).append(view.table or table)
+    if numbers_only:
+        number_scope = {
+            k: sorted([*in_scope[k], *numbers_only.get(k, [])], key=lambda t: t.start_line)
+            for k in ("requirements", "performance")
+        }
     table_keys: dict[int | None, str | None] = {}
     path = ctx.source.path
     for r, setting, can_fix in _plan(ctx.config, rules):
@@ -78,7 +94,10 @@ def run_rules(ctx: Context, rules: list[Rule] | None = None) -> list[Finding]:
                 issues = list(r.func(ctx))
             else:
                 func = r.func
-                issues = [i for t in in_scope[r.scope] for i in func(ctx, t)]
+                scoped = in_scope[r.scope]
+                if numbers_only and r.id in NUMBER_RULES and r.scope in number_scope:
+                    scoped = number_scope[r.scope]
+                issues = [i for t in scoped for i in func(ctx, t)]
         except Exception as e:  # a perfbot bug must not hide the other findings
             findings.append(
                 Finding(path, 1, 1, r.id, r.slug, "error",

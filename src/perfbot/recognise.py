@@ -26,6 +26,7 @@ from typing import Literal
 from .model import Cell, Document, Heading, HtmlTable, Row, Table, TableKind
 from .spec import Resolved, Spec, header_key
 from .spec.forms import PLACEHOLDER
+from .spec.versions import mindspore_versions
 
 Kind = Literal["requirements", "training", "inference", "other"]
 
@@ -51,12 +52,26 @@ class Recognition:
     # (`step time (min)` may be s/step): not called missing
     maybe_tail: tuple[str, ...] = ()
     table: Table | None = None  # the table as parsed (all its rows)
+    # a table that does not follow the guide's format but whose numbers perfbot can read (cards,
+    # batch size, a step time and a throughput): only the rules in NUMBER_RULES run on it, so a
+    # wrong img/s is found there too, and no format finding is made
+    numbers_only: bool = False
+    # a Requirements table with its versions written as columns: ``table`` is it read sideways
+    sideways: bool = False
+    # a table read for its numbers with several (step time, throughput) pairs: one decision for
+    # each further pair, on a view of the table (its own index; rules see it as another table)
+    views: tuple[Recognition, ...] = ()
 
     @property
     def table_kind(self) -> TableKind:
-        if self.kind == "requirements":
-            return "requirements"
-        return "other" if self.kind == "other" else "performance"
+        if self.numbers_only or self.kind == "other":
+            return "other"
+        return "requirements" if self.kind == "requirements" else "performance"
+
+
+# The rules that check numbers (not form): they also run on the tables recognition reads only
+# for their numbers (``Recognition.numbers_only``).
+NUMBER_RULES = frozenset({"PB401", "PB501"})
 
 
 # --- evidence ------------------------------------------------------------------------------------
@@ -82,10 +97,6 @@ def _values(table: Table, col: Resolved) -> list[str]:
 _PERCENT_OR_NUMBER = re.compile(r"^\**[-+]?\d+(?:[.,]\d+)?\s*%?\**$")
 _DTYPE = re.compile(
     r"(?i)\b(?:fp|bf|float|bfloat|int)\s*(?:8|16|32|64)\b|\bmixed\b|\bamp\b|\bO[0-3]\b"
-)
-# a first column naming the machine: a Requirements table with one more column, not a mapping
-_PLATFORM = re.compile(
-    r"(?i)^\s*(?:device|hardware|platform|machine|chip|npu|设备|硬件|平台)s?\s*$"
 )
 _NAMES_910 = re.compile(r"(?i)910|atlas\s*800|\ba2\b")
 # a heading that names Ascend without another chip ("Ascend 310P" names the 310P)
@@ -122,6 +133,54 @@ def _rate_slot(text: str, spec: Spec) -> str | None:
     return None
 
 
+def _names_device(table: Table, first: Resolved, spec: Spec) -> bool:
+    """A Requirements table's first column names the machine (`device`, `NPU type`, or every
+    cell a machine: `Atlas 800T A2`, `Ascend 910*`), not another product's versions."""
+    if spec.device_header.search(first.name_text):
+        return True
+    vals = _values(table, first)
+    return bool(vals) and all(spec.device_value.search(v[:80]) for v in vals)
+
+
+def _cards_in(text: str, spec: Spec) -> int | None:
+    """The card count a header gives (`Graph train 1P`, `8 cards`, `单卡`), or None."""
+    m = spec.cards_in_header.search(text)
+    if m:
+        n = int(m.group(1))
+        # a card count is small or a power of two (`720p` is a video's height, not 720 cards)
+        return n if n <= 64 or n & (n - 1) == 0 else None
+    low = text.lower()
+    return next((n for word, n in spec.card_words if word in low), None)
+
+
+def _embedded(c: Resolved, spec: Spec) -> Resolved:
+    """A guide column named by its unit at the end of a longer header (`Graph train 1P
+    (ms/step)`, `(image to 3D) s/step`, `(FPS)`, `speed (step/s)`), or ``c`` unchanged."""
+    key = header_key(c.text)
+    if not key or len(key) > 80 or spec.not_embedded.search(key):
+        return c
+    for e in spec.embedded:
+        m = e.pattern.search(key)
+        if m is None:
+            continue
+        column = spec.performance.columns.get(e.column)
+        if column is None or (e.column == "img/s" and spec.not_images_rate.search(key)):
+            return c
+        prefix = key[: m.start()].strip()
+        note = f"the guide's {e.column} named inside a longer header, in {e.unit}"
+        if e.inverse:
+            note += " (steps per second: s/step = 1/x)"
+        cards = _cards_in(prefix, spec)
+        if cards is not None:
+            note += f"; the header gives {cards} card(s)"
+        unit = e.unit if e.unit != e.column else None
+        return replace(
+            c, column=column, how="embedded", scale=e.scale, unit=unit, note=note,
+            cards=cards, inverse=e.inverse,
+        )  # fmt: skip
+    return c
+
+
 def _frame_rate_only(table: Table, col: Resolved, cols: list[Resolved]) -> bool:
     """An `fps` column that holds a video's frame rate (8, 24, 30 ...), not a throughput."""
     if any(c.name == "frames" for c in cols):
@@ -147,7 +206,20 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
         )
 
     first = cols[0] if cols else None
-    if first is not None and first.column is None and not _PLATFORM.search(first.name_text):
+    mapping = ""
+    if first is not None and first.column is None and _names_device(table, first, spec):
+        reasons.append(f"its first column {first.name_text!r} names the machine of each row")
+    elif (
+        first is not None
+        and first.column is None
+        and {"mindspore", "cann toolkit/kernel"} <= known
+        and not spec.other_hardware.search(first.name_text)
+    ):
+        # `| mindone | mindspore | ... | cann |`: another product's version mapping, whose
+        # MindSpore and CANN still have to belong together (a wrong CANN is never let pass)
+        mapping = first.name_text or " "  # (an unnamed first column: an index)
+        unknown = [c for c in unknown if c.index != first.index]
+    elif first is not None and first.column is None:
         return other(
             f"its first column is {first.name_text!r}, not mindspore: a version mapping of "
             f"{first.name_text!r} (or an index), not the guide's Requirements table"
@@ -164,6 +236,12 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
     elif req_heading is not None and not unknown:
         reasons.append(
             f"it has {len(known)} Requirements columns under the heading {req_heading.text!r}"
+        )
+    elif mapping:
+        return other(
+            f"its first column is {mapping!r}, not mindspore: a version mapping of {mapping!r} "
+            f"(or an index), not the guide's Requirements table, with only {len(known)} of its "
+            "4 columns"
         )
     else:
         why = f"it has only {len(known)} of the 4 Requirements columns"
@@ -200,6 +278,18 @@ def _requirements(table: Table, doc: Document, spec: Spec) -> Recognition:
             f"its mindspore column gives minimum versions ({floors[0]!r}), not tested ones: "
             "checked as a whole (PB103), not column by column or against the matrix"
         )
+    if mapping:
+        if floors:
+            return other(f"a version mapping of {mapping!r} with minimum versions")
+        reasons.append(
+            f"its first column is {mapping!r}: a version mapping of {mapping!r}, not the guide's "
+            "table; its MindSpore and CANN are checked against the matrix only"
+        )
+        return Recognition(
+            table.index, table.start_line, "requirements", tuple(reasons), tuple(cols),
+            skipped_rows=tuple(skipped), numbers_only=True,
+            table=replace(table, kind="requirements"),
+        )  # fmt: skip
     return Recognition(
         table.index,
         table.start_line,
@@ -223,7 +313,18 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
 
     # what each column means, from the table's own values and neighbours
     out: list[Resolved] = []
+    named = {c.name for c in cols if c.column is not None}
+    tokens = any(spec.not_images.search(c.name_text) for c in cols)
     for c in cols:
+        if c.column is None:
+            e = _embedded(c, spec)
+            if e.name == "img/s" and tokens:
+                # `throughput` beside `seq len`: tokens, perhaps, not images
+                e = replace(c, note="not img/s: beside a sequence length it may count tokens")
+            if e.name not in named:  # (beside the table's own s/step, `steps/s` is another rate)
+                c = e
+            if c.column is None and spec.not_timing.search(c.name_text):
+                c = replace(c, note="not a timing column (a metric at several scales, batches/s)")
         if c.column is None:
             slot = _rate_slot(c.text, spec)
             if slot:
@@ -240,7 +341,7 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
     sig = [c for c in cols if c.name in spec.signature]
     if not sig:
         return other("none of its columns is one of the guide's measurements")
-    if all(c.how == "alias" and header_key(c.text) in spec.ambiguous for c in sig):
+    if all(_fps_only(c, spec) for c in sig):
         c = sig[0]
         if _frame_rate_only(table, c, cols):
             return other(
@@ -293,7 +394,10 @@ def _performance(table: Table, doc: Document, spec: Spec) -> Recognition:
     timing = tuple(
         c.name_text
         for c in cols
-        if c.column is None and c.slot is None and spec.timing_words.search(c.name_text)
+        if c.column is None
+        and c.slot is None
+        and spec.timing_words.search(c.name_text)
+        and not spec.not_timing.search(c.name_text)
     )
     reorder, why = True, ""
     if timing:
@@ -335,6 +439,164 @@ def _measured_on_other_hardware(
     return None
 
 
+def _fps_only(c: Resolved, spec: Spec) -> bool:
+    """An `fps` column (an alias, or `(FPS)` inside a longer header): a throughput or a video's
+    frame rate."""
+    key = header_key(c.text)
+    if c.how == "alias":
+        return key in spec.ambiguous
+    return c.how == "embedded" and "fps" in key
+
+
+def _numbers_only(table: Table, doc: Document, spec: Spec) -> Recognition:
+    """A table that does not follow the guide's format (its header names no guide measurement
+    as the guide or an alias spells it) but whose numbers perfbot can read: cards (a column, or
+    the timing header's `1P` / `单卡`), batch size, a step time and a throughput, one of each
+    or each throughput right after its step time. Checked for its numbers only."""
+    cols = spec.performance.resolve_header([c.value for c in table.header.cells])
+    other = Recognition(
+        table.index, table.start_line, "other",
+        ("its header names neither the Requirements columns nor a measurement",), tuple(cols),
+        table=table,
+    )  # fmt: skip
+    if not any(c.column is None and _embedded(c, spec).column is not None for c in cols):
+        return other  # (a table of other columns: nothing to read)
+    rec = _performance(table, doc, spec)
+    if rec.kind == "other":
+        return other
+    cols = list(rec.columns)
+    steps = [c for c in cols if c.name == "s/step"]
+    rates = [c for c in cols if c.name == "img/s"]
+    batch = [c for c in cols if c.name == "batch size"]
+    cards = [c for c in cols if c.name == "cards"]
+    unknown_cards = [s for s, r in zip(steps, rates, strict=False) if not (s.cards or r.cards)]
+    if not cards and unknown_cards:
+        # a `Context` column naming each row's machine (`D910x8-G`): its cards
+        for i, c in enumerate(cols):
+            if c.column is None and spec.machine_column.search(c.name_text):
+                vals = _values(table, c)
+                if vals and all(spec.cards_in_machine.search(v[:80]) for v in vals):
+                    cols[i] = replace(
+                        c, column=spec.performance.columns["cards"], how="embedded",
+                        note="the cards of each row, from the machine it names (`D910x8` is 8)",
+                    )  # fmt: skip
+                    cards = [cols[i]]
+                break
+    why = ""
+    if not steps or not rates:
+        why = "it names a step time or a throughput, not both"
+    elif len(batch) != 1:
+        why = "it has no single batch size column"
+    elif not cards and steps[0].cards is None and rates[0].cards is None:
+        why = "neither a column nor its timing header gives the number of cards"
+    elif len(cards) > 1:
+        why = "it has several cards columns"
+    elif len(steps) != len(rates) or not (
+        len(steps) == 1 or all(r.index == s.index + 1 for s, r in zip(steps, rates, strict=True))
+    ):
+        # (`Graph (ms/step) | (FPS) | PyNative (ms/step) | (FPS)` pairs up; two step times
+        # before one throughput do not)
+        why = "its step times and throughputs do not pair up"
+    if why:
+        return replace(
+            other,
+            reasons=(*rec.reasons, f"not checked: {why}"),
+            columns=rec.columns,
+        )
+    views: list[Recognition] = []
+    for i, (step, rate) in enumerate(zip(steps[:_MAX_PAIRS], rates, strict=False)):
+        if _fps_only(rate, spec) and _frame_rate_only(table, rate, cols):
+            continue  # a video's frame rate, not a throughput
+        keep = {step.index, rate.index}
+        pair = [
+            replace(c, column=None, how="unknown", note="another measurement (checked apart)")
+            if c.name in ("s/step", "img/s") and c.index not in keep
+            else c
+            for c in cols
+        ]
+        why = (
+            "numbers only: its header does not follow the guide's format (no format finding is "
+            f"made), but its img/s {rate.name_text!r} is checked against cards, batch size and "
+            f"step time {step.name_text!r}"
+        )
+        # each further pair is checked as a view of the table of its own (index)
+        view = table if not views else replace(table, index=_view_index(table, i))
+        views.append(
+            replace(
+                rec, index=view.index, reasons=(*rec.reasons, why), columns=tuple(pair),
+                numbers_only=True, table=view,
+            )
+        )  # fmt: skip
+    if not views:
+        why = f"its {rates[0].name_text!r} column holds a video's frame rate, not a throughput"
+        return replace(other, reasons=(*rec.reasons, f"not checked: {why}"), columns=rec.columns)
+    first = views[0]
+    return replace(first, table=table, views=tuple(views[1:]))
+
+
+# a table holds at most this many (step time, throughput) pairs read for their numbers; each
+# after the first is checked as a view of the table with an index of its own, above every parsed
+# table's and HTML table's
+_MAX_PAIRS = 8
+_VIEW_BASE = 1 << 20
+
+
+def _view_index(table: Table, i: int) -> int:
+    return _VIEW_BASE + table.index * _MAX_PAIRS + i
+
+
+def _transposed(table: Table, doc: Document, spec: Spec) -> Recognition | None:
+    """A Requirements table with its versions written as columns: the first column names
+    mindspore, driver, firmware, CANN (`| mindspore | 2.3.1 | 2.4.0 |`, or `| software | version
+    |` above such rows), each other column one verified combination. Recognised as the guide's
+    table read sideways (its cells where they are), and checked against the matrix only."""
+    lines = (table.header, *table.rows)
+    if len(lines) < 3 or len(lines) > 8 or len(table.header.cells) < 2:
+        return None
+    known: list[tuple[Row, Resolved]] = []
+    for r in lines:
+        if not r.cells:
+            return None
+        c = spec.requirements.resolve(len(known), r.cells[0].value)
+        if c.column is not None:
+            known.append((r, c))
+    names = [c.name for _, c in known]
+    if "mindspore" not in names or len(set(names)) < 3 or len(set(names)) != len(names):
+        return None
+    width = len(table.header.cells)
+    rows = []
+    for j in range(1, width):
+        if any(j >= len(r.cells) for r, _ in known):
+            continue
+        cells = tuple(r.cells[j] for r, _ in known)
+        if not mindspore_versions(cells[names.index("mindspore")].value[:80]):
+            continue  # a column of notes or links, not a version
+        rows.append(Row(table.header.line, "", cells))
+    if not rows:
+        return None
+    view = Table(
+        index=table.index,
+        header=Row(table.header.line, "", tuple(r.cells[0] for r, _ in known)),
+        delimiter=table.delimiter,
+        rows=tuple(rows),
+        aligns=(),
+        kind="requirements",
+        section=table.section,
+        sentence=None,
+        in_html=table.in_html,
+    )
+    rec = _requirements(view, doc, spec)
+    if rec.kind != "requirements" or rec.floors:
+        return None
+    why = (
+        "its versions are written as columns (the first column names "
+        + ", ".join(n or "" for n in names)
+        + "): each column is checked against the matrix as a row of the guide's table; no "
+        "format finding is made"
+    )
+    return replace(rec, reasons=(*rec.reasons, why), numbers_only=True, sideways=True, table=view)
+
+
 def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
     if table.oversize:  # PB604 says so when its header names the guide's columns
         why = f"too large to be a model table: {table.oversize} (not checked)"
@@ -344,12 +606,7 @@ def recognise_table(table: Table, doc: Document, spec: Spec) -> Recognition:
     elif table.kind == "performance":
         rec = _performance(table, doc, spec)
     else:
-        cols = spec.performance.resolve_header([c.value for c in table.header.cells])
-        rec = Recognition(
-            table.index, table.start_line, "other",
-            ("its header names neither the Requirements columns nor a measurement",), tuple(cols),
-            table=table,
-        )  # fmt: skip
+        rec = _transposed(table, doc, spec) or _numbers_only(table, doc, spec)
     return rec  # each Recognition above is made with ``table=table``
 
 
@@ -395,7 +652,10 @@ def recognise(doc: Document, spec: Spec) -> tuple[Document, dict[int, Recognitio
     # same evidence, not the parser's guess from header words alone
     html_tables = []
     for i, h in enumerate(doc.html_tables):
-        rec = replace(recognise_table(_html_as_table(h, -1 - i), doc, spec), html=True)
+        rec = recognise_table(_html_as_table(h, -1 - i), doc, spec)
+        if rec.numbers_only:  # (its cells have no place in the file: never checked)
+            rec = replace(rec, kind="other", numbers_only=False, sideways=False, views=())
+        rec = replace(rec, html=True)
         decisions[-1 - i] = rec
         html_tables.append(replace(h, kind=rec.table_kind))
     out = Document(
@@ -417,7 +677,8 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
         html = ""
         if rec.html:
             html = " (an HTML <table>: not checked" + (")" if rec.kind == "other" else "; PB602)")
-        lines.append(f"line {rec.line}: {rec.kind}{html}")
+        only = " (numbers only)" if rec.numbers_only else ""
+        lines.append(f"line {rec.line}: {rec.kind}{only}{html}")
         for r in rec.reasons:
             lines.append(f"  because {r}")
         if rec.kind != "other":
@@ -426,11 +687,16 @@ def explain(decisions: dict[int, Recognition]) -> list[str]:
             if rec.maybe_tail:
                 maybe = ", ".join(rec.maybe_tail)
                 lines.append(f"  not called missing: {maybe} (a column not understood may be it)")
+            for v in rec.views:
+                pair = [c.name_text for c in v.columns if c.name in ("s/step", "img/s")]
+                lines.append("  and checked apart: " + " with ".join(repr(p) for p in pair))
             for c in rec.columns:
                 if c.column is not None:
                     how = "" if c.how == "exact" else f" ({c.how})"
                     if c.unit:
                         how = f" (in {c.unit})"
+                    if c.how == "embedded":
+                        how = f": {c.note}"
                     meaning = f"{c.column.name}{how}"
                 elif c.slot is not None:
                     meaning = f"~{c.slot}: {c.note}"

@@ -447,3 +447,15 @@ def test_the_versions_table_in_another_section_is_used():
         "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n"
     )
     assert new.count("mindspore 2.7.1 graph mode") == 1
+
+
+def test_a_step_rate_column_is_not_given_seconds():
+    # `step/s` is read as s/step = 1/x (issue 22): a refresh must not write seconds into it
+    text = README.replace(
+        "| s/step | img/s |\n|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|",
+        "| step/s | img/s |\n|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|",
+        1,
+    )
+    assert "| step/s |" in text
+    (rr,) = refresh(src(text), [result()])
+    assert rr.fix is None and "steps per second" in (rr.problem or "")

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Cell, Table
-from ..spec import header_parts
+from ..spec import Resolved, header_parts
+from ..spec.forms import parse_number, round2
 from ._util import floor_table, q, reordered
 from .registry import Issue, rule
 
@@ -212,6 +213,24 @@ def not_centered(ctx: Context, table: Table) -> Iterator[Issue]:
     )
 
 
+def _step_rate(ctx: Context, table: Table, col: Resolved) -> Iterator[Issue]:
+    """A `step/s` column: steps per second where the guide wants seconds per step (1/x)."""
+    cell = table.header.cells[col.index]
+    example = ""
+    for row in table.rows:
+        v = ctx.cell(row, col)
+        x = parse_number(v.value) if v is not None else None
+        if x:
+            example = f" ({v.value} step/s is {round2(1 / x)} s/step)"  # type: ignore[union-attr]
+            break
+    yield Issue(
+        cell.line,
+        f"header {q(cell.text)} gives steps per second; the guide wants the time of one step, "
+        f"`s/step` = 1 / the rate, with 2 decimals{example}",
+        table=table.index,
+    )
+
+
 @rule("PB306", "ms-per-step", severity="warning", scope="performance",
       config_keys=("allow.ms_per_step",))  # fmt: skip
 def ms_per_step(ctx: Context, table: Table) -> Iterator[Issue]:
@@ -221,16 +240,22 @@ def ms_per_step(ctx: Context, table: Table) -> Iterator[Issue]:
     `allow: {ms_per_step: true}` in `.perfbot.yml`; img/s is then checked in those units.
     There is no automatic fix: converting 33.09 ms to 2-decimal seconds (0.03) loses the figure.
 
+    A step rate (`step/s`, `speed (step/s)`) is told too, with the s/step it gives (1/x): it is
+    not a repository's unit for the same figure but the figure's reciprocal.
+
     Example:
         | ... | ms/step | img/s |
 
     Use instead:
         | ... | s/step | img/s |
     """
+    for col in ctx.columns(table):
+        if col.inverse:
+            yield from _step_rate(ctx, table, col)
     if ctx.config.allow.ms_per_step:
         return
     for col in ctx.columns(table):
-        if col.how == "unit":
+        if col.how == "unit" or (col.how == "embedded" and col.unit == "ms/step"):
             cell = table.header.cells[col.index]
             yield Issue(
                 cell.line,

@@ -55,6 +55,8 @@ def requirements_missing(ctx: Context) -> Iterator[Issue]:
         return
     if any(h.kind == "requirements" for h in ctx.doc.html_tables):
         return  # an HTML table is there (PB602 says it is not checked)
+    if any(r.sideways for r in ctx.recognition.values()):
+        return  # one with its versions written as columns (checked against the matrix)
     first = perf[0]
     versions: list[str] = []
     for t in perf:

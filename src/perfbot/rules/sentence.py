@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from ..context import Context
@@ -178,7 +179,10 @@ def _listed_versions(ctx: Context) -> list[str]:
 def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
     """The MindSpore version in the sentence is not a row of the Requirements table.
 
-    The fix adds the matrix's row for that version to the Requirements table.
+    The fix adds the matrix's row for that version to the Requirements table. A Requirements
+    table of minimum versions (`>=2.6.0`, PB103) lists no version: then a sentence naming a
+    MindSpore below the minimum is reported (the table was measured on a version the README
+    does not support), and one at or above it is not.
 
     Example:
         | mindspore | ascend driver | firmware | cann toolkit/kernel |
@@ -195,7 +199,10 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
     if not req:
         return  # PB101 reports the missing table
     if all(floor_table(ctx, t) for t in req):
-        return  # minimum versions only: PB103 asks for the tested ones
+        # minimum versions only: PB103 asks for the tested ones; a table measured below the
+        # minimum is still wrong (the README requires a MindSpore its numbers were not made on)
+        yield from _below_floor(ctx, req)
+        return
     # what same_mindspore(v, x) compares: the canonical spellings of the versions that parse
     listed = {
         p.canonical
@@ -227,6 +234,37 @@ def sentence_version_unlisted(ctx: Context) -> Iterator[Issue]:
                 fix,
                 table=t.index,
             )
+
+
+_FLOOR_VERSION = re.compile(r"(?<![0-9])[0-9]+(?:\.[0-9A-Za-z]+){1,4}")
+
+
+def _below_floor(ctx: Context, req: list[Table]) -> Iterator[Issue]:
+    """Sentences naming a MindSpore below every minimum of the Requirements tables."""
+    floors = []
+    for t in req:
+        for f in ctx.recognised(t).floors:
+            m = _FLOOR_VERSION.search(f[:80])
+            v = normalize_mindspore(m.group(0)) if m else None
+            if v is not None:
+                floors.append((v, f))
+    if not floors:
+        return
+    low, text = min(floors, key=lambda p: p[0])
+    for s, t in _sentences(ctx):
+        for named in s.versions:
+            pv = normalize_mindspore(named)
+            if pv is None:
+                continue
+            # `2.6` under `>=2.6.0`: an incomplete version is below only in what it gives
+            if pv < low if not pv.partial else pv.key[:2] < low.key[:2]:
+                yield Issue(
+                    s.line,
+                    f"the sentence names MindSpore `{named}`, below the Requirements table's minimum "
+                    f"{q(text)}: this table was measured on a MindSpore the README does not "
+                    "support; measure it again on a supported version, or correct the minimum",
+                    table=t.index,
+                )
 
 
 @rule("PB204", "one-version-per-table", severity="error", scope="document")

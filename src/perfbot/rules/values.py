@@ -15,6 +15,7 @@ from ..spec.forms import (
     PLACEHOLDER,
     compile_minutes,
     compile_seconds,
+    frames_last,
     link_normalizer,
     parse_number,
     parse_time,
@@ -103,6 +104,7 @@ class RowNumbers:
     step_cell: Cell
     frames: int = 1  # a `frames` column: img/s may count frames
     sp: int | None = None  # cards per sample (sequence parallel); 0: some, unknown
+    inverse: bool = False  # the cell is steps per second (`step/s`): ``step`` is its reciprocal
 
     @property
     def per_batch(self) -> float:
@@ -154,7 +156,17 @@ def _number_columns(ctx: Context, table: Table) -> tuple:
 def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
     step_col, cards_col, batch_col, steps_col, frames_col, sp_col = _number_columns(ctx, table)
     cell = ctx.cell
-    cards = _int(cell(row, cards_col))
+    if (cards_col is None or cards_col.how == "embedded") and step_col is not None:
+        # no cards column: the card count its timing header gives (`Graph train 1P (ms/step)`),
+        # else the machine a `Context` cell names (`D910x8-G`)
+        rate_col = ctx.column(table, "img/s")
+        cards = step_col.cards or (rate_col.cards if rate_col is not None else None)
+        machine = cell(row, cards_col)
+        if cards is None and machine is not None:
+            m = ctx.spec.cards_in_machine.search(machine.value[:80])
+            cards = int(m.group(1)) if m else None
+    else:
+        cards = _int(cell(row, cards_col))
     batch = _int(cell(row, batch_col))
     step_cell = cell(row, step_col)
     t = parse_time(step_cell.value) if step_cell else None
@@ -169,6 +181,11 @@ def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
     step = Shown(x, Shown.half_of(text))
     if step.lo <= 0:
         return None
+    inverse = step_col.inverse
+    if inverse:
+        # steps per second: the step times whose rate rounds to the shown one, 1/hi .. 1/lo
+        lo, hi = 1 / step.hi, 1 / step.lo
+        step, scale = Shown((lo + hi) / 2, (hi - lo) / 2), 1.0
     steps = 1
     if steps_col is not None:  # an inference table with a steps column
         s = _int(cell(row, steps_col))
@@ -177,7 +194,7 @@ def _numbers(ctx: Context, table: Table, row: Row) -> RowNumbers | None:
         steps = s
     frames = _int(cell(row, frames_col))
     sp = _sequence_parallel(cell(row, sp_col))
-    return RowNumbers(cards, batch, steps, step, scale, step_cell, frames or 1, sp)
+    return RowNumbers(cards, batch, steps, step, scale, step_cell, frames or 1, sp, inverse)
 
 
 def _fmt(x: float) -> str:
@@ -186,6 +203,8 @@ def _fmt(x: float) -> str:
 
 def _step_text(nums: RowNumbers) -> str:
     v = nums.step_cell.value
+    if nums.inverse:
+        return f"(1 / {v} step/s)"
     return f"{v} ms" if nums.scale != 1 and not v.endswith("ms") else v
 
 
@@ -283,6 +302,9 @@ def _frames_of(ctx: Context, table: Table, row: Row, nums: RowNumbers) -> set[in
         parts = re.split(r"\s*[xX×*]\s*", cell.value.strip()[:40])
         if len(parts) == 3 and parts[0].isdigit() and 1 < int(parts[0]) <= 4096:
             out.add(int(parts[0]))
+        last = frames_last(cell.value)
+        if last is not None:  # `256x256x32`: the frames written last
+            out.add(last)
     return out
 
 
@@ -308,7 +330,7 @@ def _explained(ctx: Context, table: Table, row: Row, nums: RowNumbers, shown: Sh
 
 def _inverted(nums: RowNumbers, shown: Shown) -> bool:
     """The `s/step` cell holds steps per second: img/s = cards × batch size × value / steps."""
-    if nums.scale != 1 or nums.step.value <= 0:
+    if nums.scale != 1 or nums.inverse or nums.step.value <= 0:
         return False
     n = nums.cards * nums.batch / nums.steps
     return _overlaps(n * nums.step.lo, n * nums.step.hi, shown.lo, shown.cut_hi)

@@ -357,6 +357,10 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
     if step_cell is None:
         out.problem = "the table has no s/step column"
         return out
+    step_col = ctx.column(table, "s/step")
+    if step_col is not None and step_col.inverse:  # `step/s`: not a time to write seconds into
+        out.problem = "the table gives steps per second (`step/s`), not s/step"
+        return out
     new["s/step"] = _with_number(step_cell.text, s / scale)
 
     compile_cell = ctx.cell(row, ctx.column(table, "graph compile"))

@@ -13,7 +13,7 @@ from typing import Literal
 
 from . import data as _data
 
-How = Literal["exact", "case", "alias", "translation", "unit", "unknown"]
+How = Literal["exact", "case", "alias", "translation", "unit", "embedded", "unknown"]
 
 
 _EMPHASIS = ("**", "__", "*", "_", "`")
@@ -177,6 +177,10 @@ class Resolved:
     # (`tokens/s` -> img/s), and why a column means what it means
     slot: str | None = None
     note: str = ""
+    # set by recognition for a column named inside a longer header (`Graph train 1P (ms/step)`):
+    # the card count the header gives, and values that are the reciprocal of the unit (`step/s`)
+    cards: int | None = None
+    inverse: bool = False
     # the column's canonical name (None: unknown); set from ``column``, read on every rule's
     # hot path (an attribute, not a property)
     name: str | None = field(init=False, repr=False, compare=False)
@@ -249,6 +253,17 @@ class Schema:
         return Schema(self.kind, cols)
 
 
+@dataclass(frozen=True, slots=True)
+class Embedded:
+    """A guide column named by a unit at the end of a longer header (columns.yaml `embedded`)."""
+
+    column: str
+    unit: str
+    scale: float
+    inverse: bool
+    pattern: re.Pattern[str]
+
+
 @dataclass(slots=True)
 class Spec:
     requirements: Schema
@@ -266,6 +281,19 @@ class Spec:
     # (tail slot, header pattern): an unknown timing column that may be that slot
     maybe_tail: tuple[tuple[str, re.Pattern[str]], ...] = ()
     metric_neighbours: frozenset[str] = frozenset()
+    # a guide column inside a longer header: (column, unit, scale, inverse, pattern)
+    embedded: tuple[Embedded, ...] = ()
+    not_embedded: re.Pattern[str] = re.compile(r"(?!)")
+    not_images_rate: re.Pattern[str] = re.compile(r"(?!)")
+    cards_in_header: re.Pattern[str] = re.compile(r"(?!)")
+    card_words: tuple[tuple[str, int], ...] = ()  # (`单卡`, 1): a card count in words
+    machine_column: re.Pattern[str] = re.compile(r"(?!)")
+    cards_in_machine: re.Pattern[str] = re.compile(r"(?!)")
+    not_timing: re.Pattern[str] = re.compile(r"(?!)")
+    not_images: re.Pattern[str] = re.compile(r"(?!)")
+    # a Requirements table's first column naming the machine: its header, or each of its cells
+    device_header: re.Pattern[str] = re.compile(r"(?!)")
+    device_value: re.Pattern[str] = re.compile(r"(?!)")
     other_hardware: re.Pattern[str] = re.compile(r"(?!)")
     # what the methods below derive from the fields, memoised (rules ask per table); not a
     # field a copy (``with_config``) shares, and bounded (column orders come from READMEs)
@@ -393,6 +421,11 @@ def _lazy(pattern: str) -> re.Pattern[str]:
     return _LazyPattern(pattern)  # type: ignore[return-value]
 
 
+def _embedded(e: dict) -> Embedded:
+    scale, inverse = float(e.get("scale", 1)), bool(e.get("inverse"))
+    return Embedded(e["column"], e["unit"], scale, inverse, _lazy(e["pattern"]))
+
+
 @cache
 def builtin_spec() -> Spec:
     data = _data.load("columns.yaml")
@@ -413,5 +446,16 @@ def builtin_spec() -> Spec:
         timing_words=_lazy(perf["timing_words"]),
         maybe_tail=tuple((k, _lazy(v)) for k, v in perf.get("maybe_tail", {}).items()),
         metric_neighbours=frozenset(perf.get("metric_neighbours", ())),
+        embedded=tuple(_embedded(e) for e in perf.get("embedded", ())),
+        not_embedded=_lazy(perf.get("not_embedded", "(?!)")),
+        not_images_rate=_lazy(perf.get("not_images_rate", "(?!)")),
+        cards_in_header=_lazy(perf.get("cards_in_header", "(?!)")),
+        machine_column=_lazy(perf.get("machine_column", "(?!)")),
+        cards_in_machine=_lazy(perf.get("cards_in_machine", "(?!)")),
+        card_words=tuple((k.lower(), int(v)) for k, v in perf.get("card_words", {}).items()),
+        not_timing=_lazy(perf.get("not_timing", "(?!)")),
+        not_images=_lazy(perf.get("not_images", "(?!)")),
+        device_header=_lazy(data.get("device_column", {}).get("header", "(?!)")),
+        device_value=_lazy(data.get("device_column", {}).get("value", "(?!)")),
         other_hardware=_lazy(data["other_hardware"]),
     )

@@ -114,7 +114,24 @@ def _res_norm(v: str) -> str | None:
     m = _RES_LOOSE.match(_strip_md(v))
     if not m:
         return None
+    if frames_last(v):
+        return None  # `256x256x32`: which number is which is the author's to say
     return "x".join(g for g in m.groups() if g)
+
+
+def frames_last(v: str) -> int | None:
+    """The frames of a video resolution written frames last (`256x256x32` for the guide's
+    `32x256x256`): a third number of at least 4 (not 3 colour channels) and at most a quarter of
+    the image's sides (not a cube such as a 3D volume's `96x96x96`), else None."""
+    m = _RES_LOOSE.match(_strip_md(v)[:40])
+    if not m or not m.group(3):
+        return None
+    a, b, f = int(m.group(1)), int(m.group(2)), int(m.group(3))
+    return f if f >= 4 and 4 * f <= min(a, b) else None
+
+
+def _res_match(v: str) -> bool:
+    return bool(_RES.match(v)) and frames_last(v) is None
 
 
 # jit level -------------------------------------------------------------------------------------
@@ -240,8 +257,8 @@ FORMS: dict[str, Form] = {
     f.name: f
     for f in (
         Form("positive_int", "a positive integer", "64", lambda v: bool(_INT.match(v)), _int_norm),
-        Form("resolution", "`WxH` (or `FxHxW` for video) with a lowercase x", "1024x1024",
-             lambda v: bool(_RES.match(v)), _res_norm),
+        Form("resolution", "`WxH` (or `FxHxW` for video, frames first) with a lowercase x",
+             "1024x1024", _res_match, _res_norm),
         Form("jit_level", "`O0`, `O1` or `O2` (capital letter O)", "O2",
              lambda v: bool(_JIT.match(v)), _jit_norm),
         Form("graph_compile", "minutes, one value or a range", "3~5 mins",
