@@ -9,7 +9,7 @@ from ..fix import Edit, Fix
 from ..model import Cell, Table
 from ..registry import Issue, rule
 from ..spec import header_parts
-from ._util import floor_table, q, reordered
+from ._util import floor_table, not_applicable, q, reordered
 
 
 def _rename(cell: Cell, name: str) -> Edit:
@@ -84,6 +84,10 @@ def header_alias(ctx: Context, table: Table) -> Iterator[Issue]:
 def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
     """A column the guide requires is missing (inference tables also need scheduler and steps).
 
+    Not asked for: jit level and graph compile in a table measured in PyNative mode (its
+    sentence, or a `mode` column that says `pynative` on every row), jit level in a table
+    measured on MindSpore older than 2.3 (jit levels came with 2.3).
+
     Example:
         | model name | cards | batch size | resolution | s/step | img/s |
 
@@ -99,7 +103,9 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
         what = "a Requirements table"
     else:
         inference = ctx.is_inference(table)
-        want = ctx.spec.required(inference)
+        # no jit level in PyNative mode or before MindSpore 2.3, no graph compile in PyNative
+        absent = not_applicable(ctx, table)
+        want = [w for w in ctx.spec.required(inference) if w not in absent]
         what = "an inference table" if inference else "a training table"
     missing = [w for w in want if w not in have]
     if table.kind != "requirements":

@@ -21,7 +21,7 @@ from ..spec.forms import (
     parse_time,
     round2,
 )
-from ._util import q, set_cell
+from ._util import not_applicable, q, set_cell
 
 # --- numbers as shown, with the precision they were rounded to ---------------------------------
 
@@ -593,23 +593,9 @@ def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
             )
 
 
-_GRAPH_ONLY = ("jit level", "graph compile")
 _SAMPLING = ("steps", "scheduler")
-_MODE_HEADERS = frozenset({"mode", "run mode", "exec mode", "execution mode", "ms mode", "模式",
-                           "运行模式"})  # fmt: skip
-
-
-def _row_mode(ctx: Context, table: Table, row: Row) -> str | None:
-    """`pynative` / `graph` for a row: its own `mode` cell, else the table's sentence."""
-    for col in ctx.columns(table):
-        if col.column is None and col.text.strip().strip("*").strip().lower() in _MODE_HEADERS:
-            cell = ctx.cell(row, col)
-            v = cell.value.lower() if cell else ""
-            if "pynative" in v or "动态图" in v:
-                return "pynative"
-            if "graph" in v or "图" in v:
-                return "graph"
-    return table.sentence.mode if table.sentence else None
+# "there is no such value" (not "to be filled in", as an empty cell, `xx.xx` or `TBD` say)
+_NOT_APPLICABLE = re.compile(r"^(?:-+|—|–|/|n[/.]?a\.?)$", re.I)
 
 
 def _samples(ctx: Context, table: Table, row: Row) -> bool:
@@ -625,9 +611,11 @@ def _samples(ctx: Context, table: Table, row: Row) -> bool:
 def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
     """A required column has an empty or placeholder cell (`-`, `N/A`, `N.A.`, `xx.xx`).
 
-    Not missing: `N/A` or `/` for jit level and graph compile in a row measured in PyNative
-    mode (its `mode` cell, or the sentence's mode); `N/A` for steps and scheduler in a stage
-    that does not sample.
+    Not missing: a value that cannot exist for the row, written `N/A`, `N.A.`, `-` or `/`:
+    jit level and graph compile in a row measured in PyNative mode (its `mode` cell, or the
+    sentence's mode), jit level on MindSpore older than 2.3, the resolution of a model that
+    takes no images (text, audio), steps and scheduler in a stage that does not sample. perfbot
+    never asks for a value to be invented.
 
     Example:
         | dit | 1 | 64 | 256x256 | O2 | - | 0.89 | 71.91 |
@@ -645,10 +633,12 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
                 continue
             cell = cells[col.index]
             if placeholder(cell.value.strip()):
-                if col.name in _GRAPH_ONLY and _row_mode(ctx, table, row) == "pynative":
-                    continue  # no jit level nor graph compile in PyNative mode
+                if col.name in not_applicable(ctx, table, row):
+                    continue  # no jit level in PyNative mode or before MindSpore 2.3
                 if col.name in _SAMPLING and not _samples(ctx, table, row):
                     continue  # a stage that does not sample (a VAE, a mesh decoder)
+                if col.name == "resolution" and _NOT_APPLICABLE.match(cell.value.strip()):
+                    continue  # a model that takes no images: `N/A` says so
                 yield Issue(
                     cell.line,
                     f"`{col.name}` has no value ({q(cell.value)}); the guide requires it",
