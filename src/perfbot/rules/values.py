@@ -713,9 +713,14 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             seconds.append(cell)  # told once for the column, below
             continue
         fix = set_cell(cell, new, f"Write {new}") if new is not None and new != v else None
-        if fix is not None and form_name == "decimal2" and name in DERIVED and _padded(v):
-            new, extra = _derived_value(ctx, table, row, cell, name)
-            fix = set_cell(cell, new, f"Write {new}", "unsafe") if new is not None else None
+        if fix is not None and form_name == "decimal2":
+            change = rounding_change(v, new)  # type: ignore[arg-type]
+            if change is not None and abs(change) > ROUNDING_TOLERANCE:
+                fix = set_cell(cell, new, f"Round to {new}", "unsafe")  # type: ignore[arg-type]
+                extra = (
+                    f" (rounding to 2 decimals changes the value by {_percent(change)}: that "
+                    "changes a measurement, so it is an unsafe fix)"
+                )
         suggestion = f"; perfbot suggests `{new}`" if fix else ""
         want = form.want
         t = parse_time(v) if form_name == "decimal2" else None
@@ -748,38 +753,28 @@ def _compile_seconds_issue(ctx: Context, table: Table, cells: list[Cell], label:
     )
 
 
-# Numbers derived from the others: 2 decimals come from recomputing, never from padding (`457` is
-# not `457.00`, a precision nobody measured)
-DERIVED = frozenset({"img/s", "s/img", "s/video"})
+# Padding with zeros (`49` -> `49.00`) and rounding that moves a value by at most 0.5 % of itself
+# are presentation (safe fixes), the same for every 2-decimal column; rounding that moves it more
+# (`0.025` -> `0.03`, +20 %) changes a measurement: an unsafe fix, and the message says by how much
+ROUNDING_TOLERANCE = 0.005
 
 
-def _padded(v: str) -> bool:
-    """The number shows fewer than 2 decimals (`457`, `88.1`, `84s`): the guide's form would pad
-    it with zeros."""
-    t = parse_time(v)
-    return t is not None and Shown.half_of(t[2]) > 0.005
+def rounding_change(old: str, new: str) -> float | None:
+    """How much writing ``new`` for the number ``old`` shows changes it, relative to it (0.2 for
+    `0.025` -> `0.03`); None when ``old`` is not a number or is zero."""
+    t = parse_time(old)
+    if t is None or not t[0]:
+        return None
+    try:
+        y = float(new)
+    except ValueError:
+        return None
+    return (y - t[0]) / t[0]
 
 
-def _derived_value(
-    ctx: Context, table: Table, row: Row, cell: Cell, name: str
-) -> tuple[str | None, str]:
-    """img/s with 2 decimals recomputed from the row when the shown value agrees with it (an
-    unsafe fix: it writes digits the README did not show); s/img and s/video may be measured end
-    to end, so they get no fix. Returns (value or None, a note for the message)."""
-    note = (
-        f" (not padded: `{round2(float(parse_time(cell.value)[0]))}` would claim a precision "  # type: ignore[index]
-        "nobody measured; write the value with the 2 decimals you measured or computed)"
-    )
-    if name != "img/s":
-        return None, note
-    nums = _numbers(ctx, table, row)
-    shown = Shown.of(cell)
-    if nums is None or shown is None or nums.sp is not None:
-        return None, note
-    if not _overlaps(*nums.throughput_range(), shown.lo, shown.cut_hi):
-        return None, note  # PB401 reports the disagreement
-    want = round2(nums.cards * nums.batch / nums.per_batch)
-    return want, f" (recomputed from the row: {_formula(nums)}, not padded with zeros)"
+def _percent(change: float) -> str:
+    pct = change * 100
+    return f"{pct:+.2g} %" if abs(pct) < 10 else f"{pct:+.0f} %"
 
 
 def _form_rule(
@@ -800,10 +795,11 @@ _form_rule(
     """\
 s/step, img/s, s/img, s/video, psnr and ssim are numbers with exactly 2 decimals.
 
-Rounding a longer number (`71.9123` to `71.91`) and padding a measured one (s/step `0.9` to
-`0.90`) are safe fixes. A derived number is never padded: img/s `457` becomes the value
-recomputed from the row (an unsafe fix), and s/img or s/video (which may be measured end to end)
-get no fix.
+Padding with zeros (`0.9` to `0.90`, `49` to `49.00`) is presentation, a safe fix, the same in
+every 2-decimal column (s/step, img/s, s/img, s/video, psnr, ssim). Rounding a longer number is
+safe when it moves the value by at most 0.5 % of itself (`71.9123` to `71.91`); rounding that
+moves it more (`0.025` to `0.03`: +20 %) changes a measurement: an unsafe fix, and the message
+says by how much.
 
 Example:
     | ... | 0.9 | 71.9123 |

@@ -1,0 +1,73 @@
+"""Issue 22's decisions, where the guide's letter is silent: what a plain `perfbot fix` (safe
+fixes only) may do, and what it must leave to `--unsafe-fixes` or to a person."""
+
+from __future__ import annotations
+
+from perfbot.engine import check_source, fix_source
+from perfbot.source import Source
+
+REQ = """\
+## Requirements
+
+| mindspore | ascend driver | firmware | cann toolkit/kernel |
+| :-------: | :-----------: | :---------: | :-----------------: |
+| 2.3.1 | 24.1.RC2 | 7.3.0.1.231 | 8.0.RC2.beta1 |
+
+## Performance
+
+"""
+SENTENCE = "Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.\n\n"
+HEAD = (
+    "| model name | cards | batch size | resolution | psnr | s/img | jit level | graph compile "
+    "| s/step | img/s |\n" + "|:--:" * 10 + "|\n"
+)
+
+
+def _doc(*rows: str) -> Source:
+    return Source.from_text("# toy\n\n" + REQ + SENTENCE + HEAD + "".join(r + "\n" for r in rows))
+
+
+def _pb410(src: Source) -> dict[str, str | None]:
+    """PB410's fixes: the cell text -> the fix's applicability."""
+    out: dict[str, str | None] = {}
+    for f in check_source(src).findings:
+        if f.rule == "PB410":
+            cell = f.message.split("`")[3]
+            out[cell] = f.fix.applicability if f.fix else None
+    return out
+
+
+def test_padding_is_safe_in_every_two_decimal_column():
+    src = _doc("| toy | 1 | 49 | 256x256 | 28.1 | 1.0 | O2 | 3~5 mins | 1 | 49 |")
+    assert _pb410(src) == {"28.1": "safe", "1": "safe", "49": "safe", "1.0": "safe"}
+    safe, _ = fix_source(src, unsafe=False)
+    assert "| toy | 1 | 49 | 256x256 | 28.10 | 1.00 | O2 | 3~5 mins | 1.00 | 49.00 |" in safe
+    assert "precision nobody measured" not in " ".join(
+        f.message for f in check_source(src).findings
+    )
+
+
+def test_rounding_by_more_than_half_a_percent_is_unsafe_and_says_by_how_much():
+    src = _doc("| toy | 1 | 1 | 256x256 | 28.004 | 0.028 | O2 | 3~5 mins | 0.025 | 40.00 |")
+    assert _pb410(src) == {"28.004": "safe", "0.025": "unsafe", "0.028": "unsafe"}
+    msgs = {f.message for f in check_source(src).findings if f.rule == "PB410"}
+    assert any("`0.025`" in m and "+20 %" in m for m in msgs)
+    assert any("`0.028`" in m and "+7.1 %" in m for m in msgs)
+    safe, _ = fix_source(src, unsafe=False)
+    assert "| 28.00 |" in safe and "| 0.025 |" in safe and "| 0.028 |" in safe
+    assert fix_source(Source.from_text(safe), unsafe=False)[0] == safe  # settles
+
+
+def test_rounding_near_the_tolerance():
+    # 71.5153 -> 71.52 (+0.007 %) and 2.005 -> 2.01 (+0.25 %) are safe; 0.995 -> 1.00 (+0.503 %)
+    # and 0.8949 -> 0.89 (-0.55 %) are not
+    src = _doc(
+        "| toy | 1 | 64 | 256x256 | 28.00 | 2.005 | O2 | 3~5 mins | 0.8949 | 71.5153 |",
+        "| toy | 1 | 64 | 256x256 | 28.00 | 1.00 | O2 | 3~5 mins | 0.995 | 64.32 |",
+    )
+    assert _pb410(src) == {
+        "0.8949": "unsafe",
+        "71.5153": "safe",
+        "2.005": "safe",
+        "0.995": "unsafe",
+    }
