@@ -71,3 +71,45 @@ def test_rounding_near_the_tolerance():
         "2.005": "safe",
         "0.995": "unsafe",
     }
+
+
+# --- PB304: columns the guide does not place are not moved by plain `perfbot fix` ---------------
+
+PERF = "# toy\n\n" + REQ + SENTENCE
+
+
+def _pb304(table: str) -> tuple[str, str | None, str, str]:
+    """(message, applicability, text after `perfbot fix`, after `--unsafe-fixes`)."""
+    src = Source.from_text(PERF + table)
+    (f,) = [f for f in check_source(src).findings if f.rule == "PB304"]
+    return (
+        f.message,
+        f.fix.applicability if f.fix else None,
+        fix_source(src, unsafe=False)[0],
+        fix_source(src, unsafe=True)[0],
+    )
+
+
+def test_a_reorder_that_moves_a_task_or_metric_column_is_unsafe():
+    table = (
+        "| model name | task | cards | batch size | resolution | jit level | graph compile "
+        "| s/step | img/s | map |\n" + "|:--:" * 10 + "|\n"
+        "| toy | detection | 8 | 16 | 640x640 | O2 | 3 mins | 0.50 | 256.00 | 37.3 |\n"
+    )
+    msg, how, safe, unsafe = _pb304(table)
+    assert how == "unsafe"
+    assert "`task`, `map`, which the guide does not place" in msg
+    assert safe == PERF + table  # plain `perfbot fix` moves nothing
+    assert "| model name | cards | batch size | resolution | task |" in unsafe
+
+
+def test_a_reorder_of_placed_columns_around_a_metric_that_stays_is_safe():
+    # near miss: the metric column keeps its place, only the guide's own columns are swapped
+    table = (
+        "| model name | cards | batch size | resolution | acc@top1 | jit level | graph compile "
+        "| img/s | s/step |\n" + "|:--:" * 9 + "|\n"
+        "| toy | 8 | 16 | 224x224 | 80.1 | O2 | 3 mins | 256.00 | 0.50 |\n"
+    )
+    msg, how, safe, _ = _pb304(table)
+    assert how == "safe" and "does not place" not in msg
+    assert "| acc@top1 | jit level | graph compile | s/step | img/s |" in safe

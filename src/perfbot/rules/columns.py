@@ -123,7 +123,8 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
         )
 
 
-@rule("PB304", "column-order", severity="warning", scope="tables", fix="sometimes")
+@rule("PB304", "column-order", severity="warning", scope="tables", fix="sometimes",
+      safety="mixed")  # fmt: skip
 def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     """Columns are not in the guide's order.
 
@@ -134,7 +135,9 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     cann toolkit/kernel. Throughput and step time in another unit (`tokens/s`, `video/s`,
     `it/s`) are the tail's img/s and s/step. A table with a timing column perfbot does not
     understand (`sample time`) is not reordered. The fix moves whole columns, each cell keeping
-    its own padding; it is offered when every row has as many cells as the header.
+    its own padding; it is offered when every row has as many cells as the header. A reorder
+    that moves a column the guide does not place (`Task`, a metric such as `map`) is an unsafe
+    fix: plain `perfbot fix` leaves such a table as it is.
 
     Example:
         | model name | resolution | cards | batch size | jit level | graph compile | img/s | s/step |
@@ -176,9 +179,20 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
                 changed.append(Edit(r.line, 0, len(r.raw), new))
         else:
             fix = Fix("Reorder the columns", tuple(changed)) if changed else None
+    # columns the guide does not place (`Task`, a metric such as `map`): a reorder that moves one
+    # is not presentation only (where such a column stands is the repository's choice)
+    unplaced = [
+        cols[i].text.strip() for i in range(len(names)) if names[i] is None and order[i] != i
+    ]
+    note = ""
+    if unplaced:
+        shown = ", ".join(f"`{t}`" for t in unplaced[:4]) + (" ..." if len(unplaced) > 4 else "")
+        note = f" (this moves {shown}, which the guide does not place: an unsafe fix)"
+        if fix is not None:
+            fix = Fix(fix.title, fix.edits, "unsafe")
     yield Issue(
         table.header.line,
-        f"columns are not in the guide's order; expected `| {expected} |`",
+        f"columns are not in the guide's order; expected `| {expected} |`{note}",
         fix,
         end_line=table.end_line,
         table=table.index,
