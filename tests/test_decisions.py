@@ -113,3 +113,21 @@ def test_a_reorder_of_placed_columns_around_a_metric_that_stays_is_safe():
     msg, how, safe, _ = _pb304(table)
     assert how == "safe" and "does not place" not in msg
     assert "| acc@top1 | jit level | graph compile | s/step | img/s |" in safe
+
+
+# --- img/s per sampling step in an inference table: a warning, not an error ----------------------
+
+
+def test_img_s_per_sampling_step_is_a_warning_with_both_numbers():
+    head = (
+        "| model name | cards | batch size | resolution | scheduler | steps | jit level "
+        "| graph compile | s/step | img/s |\n" + "|:--:" * 10 + "|\n"
+    )
+    src = Source.from_text(
+        PERF + head + "| toy | 1 | 4 | 512x512 | ddim | 50 | O1 | 5 mins | 0.20 | 20.00 |\n"
+        "| toy | 1 | 4 | 512x512 | ddim | 50 | O1 | 5 mins | 0.20 | 40.00 |\n"
+    )
+    per_step, other = [f for f in check_source(src).findings if f.rule == "PB401"]
+    assert per_step.severity == "warning" and per_step.fix is None
+    assert "4 / 0.20 = 20.00" in per_step.message and "(50 × 0.20) = 0.40" in per_step.message
+    assert other.severity == "error"  # 100 ×: not the steps

@@ -376,6 +376,10 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     `img/s = cards * batch_size * num_frames / step_time`); a sequence-parallel row (several
     cards on one sample) does not multiply by every card.
 
+    In an inference table, an img/s computed per sampling step (cards × batch size / s/step,
+    the factor between the two readings being the `steps` cell) is a warning that gives both
+    numbers, not an error: the guide's formula read literally gives it.
+
     The fix writes the value computed from the shown cells. It is unsafe: the message says which
     s/step would make the shown img/s right, and either cell may be the wrong one. An img/s that
     is a whole multiple of the computed one (8 ×: is `cards` wrong?), an img/s of one card
@@ -391,6 +395,9 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     for row, nums, img_cell, shown in _unexplained(ctx, table):
         if _time_per_image(nums, shown):
             continue  # reported by PB402: the value is the time per image
+        if nums.steps > 1 and _agrees(nums, shown, nums.steps):
+            yield _per_step_issue(ctx, table, row, nums, img_cell)
+            continue
         k = _multiple(nums, shown)
         if k and _counting(ctx, table).video:
             continue  # reported by PB406: a video table that does not say what img/s counts
@@ -451,6 +458,24 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
             set_cell(img_cell, want, f"Set img/s to {want}", "unsafe"),
             **where,  # type: ignore[arg-type]
         )
+
+
+def _per_step_issue(ctx: Context, table: Table, row: Row, nums: RowNumbers, cell: Cell) -> Issue:
+    """img/s computed per sampling step in an inference table (the guide's formula read
+    literally, s/step being one sampling step): a warning with both readings, not an error."""
+    per_step = round2(nums.cards * nums.batch / (nums.step.value * nums.scale))
+    per_image = round2(nums.cards * nums.batch / nums.per_batch)
+    return Issue(
+        cell.line,
+        f"img/s {q(cell.value)} counts sampling steps: cards × batch size / s/step = "
+        f"{nums.cards} × {nums.batch} / {_step_text(nums)} = {per_step} (the guide's formula "
+        f"with s/step as one sampling step); an image takes {nums.steps} steps, so per image "
+        f"it is {_formula(nums)} = {per_image}. The guide's img/s counts images: write "
+        f"{per_image}, or say in a note under the table that img/s counts sampling steps",
+        severity="warning",
+        table=table.index,
+        row_key=ctx.row_key(table, row),
+    )
 
 
 @rule("PB402", "img-s-is-s-img", severity="warning", scope="performance")
