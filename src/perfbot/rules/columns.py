@@ -165,7 +165,8 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
         order = ctx.spec.expected_order(names, ctx.is_inference(table))
     if order == list(range(len(names))):
         return
-    expected = " | ".join(cols[i].name or cols[i].text for i in order)
+    # (a unit variant as written: `ms/step` stays `ms/step`, PB306 is about the unit)
+    expected = " | ".join(cols[i].unit or cols[i].name or cols[i].text for i in order)
     lines = (rec.table or table).lines  # every row, those recognition left unchecked included
     fix = None
     if all(len(r.cells) == len(names) for r in lines):
