@@ -131,3 +131,22 @@ def test_img_s_per_sampling_step_is_a_warning_with_both_numbers():
     assert per_step.severity == "warning" and per_step.fix is None
     assert "4 / 0.20 = 20.00" in per_step.message and "(50 × 0.20) = 0.40" in per_step.message
     assert other.severity == "error"  # 100 ×: not the steps
+
+
+def test_padding_that_the_row_contradicts_is_not_safe():
+    """img/s `399.3` agrees with 8 × 10 / 200.37 ms = 399.26; `399.30` would not (a precision the
+    other cells contradict): the fix is the recomputed value, unsafe. Near miss: `399.26`."""
+    head = (
+        "| model name | cards | batch size | resolution | jit level | graph compile | ms/step "
+        "| img/s |\n" + "|:--:" * 8 + "|\n"
+    )
+    src = Source.from_text(
+        PERF + head + "| toy | 8 | 10 | 256x256 | O2 | 3 mins | 200.37 | 399.3 |\n"
+        "| toy | 8 | 10 | 256x256 | O2 | 3 mins | 200.37 | 399.26 |\n"
+    )
+    (f,) = [f for f in check_source(src).findings if f.rule == "PB410"]
+    assert f.fix is not None and f.fix.applicability == "unsafe"
+    assert "perfbot suggests `399.26`" in f.message and "`399.30` would not agree" in f.message
+    safe, _ = fix_source(src, unsafe=False)
+    assert "| 399.3 |" in safe
+    assert not [x for x in check_source(src).findings if x.rule == "PB401"]

@@ -195,7 +195,9 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
         table.header.line,
         f"columns are not in the guide's order; expected `| {expected} |`{note}",
         fix,
-        end_line=table.end_line,
+        # a reorder of the guide's columns concerns every row; where the repository's own columns
+        # stand is its header's choice (a row added to such a table does not bring it up again)
+        end_line=table.header.line if unplaced else table.end_line,
         table=table.index,
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..context import Context
 from ..model import Cell, Row, Table
@@ -746,6 +746,11 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
                     f" (rounding to 2 decimals changes the value by {_percent(change)}: that "
                     "changes a measurement, so it is an unsafe fix)"
                 )
+            elif name in ("img/s", "s/step"):
+                broken = _breaks_img_s(ctx, table, row, name, new)  # type: ignore[arg-type]
+                if broken is not None:
+                    new, extra = broken
+                    fix = set_cell(cell, new, f"Write {new}", "unsafe")
         suggestion = f"; perfbot suggests `{new}`" if fix else ""
         want = form.want
         t = parse_time(v) if form_name == "decimal2" else None
@@ -797,6 +802,41 @@ def rounding_change(old: str, new: str) -> float | None:
     return (y - t[0]) / t[0]
 
 
+def _breaks_img_s(
+    ctx: Context, table: Table, row: Row, name: str, new: str
+) -> tuple[str, str] | None:
+    """The row's img/s agrees with cards × batch size / s/step, and would not once the img/s or
+    s/step cell shows ``new`` (2 decimals claim a precision the row's other numbers contradict:
+    `502.4` padded to `502.40` where 8 × 10 / 159.22 ms = 502.45). (the value to suggest, a note
+    for the message), or None when the edit keeps them agreeing."""
+    nums = _numbers(ctx, table, row)
+    shown = Shown.of(ctx.cell(row, ctx.column(table, "img/s")))
+    t = parse_time(new)
+    if nums is None or shown is None or t is None or nums.sp is not None:
+        return None
+    if not _agrees(nums, shown):
+        return None  # PB401's (or a multiple the README explains)
+    if name == "img/s":
+        if _agrees(nums, Shown(t[0], Shown.half_of(t[2]))):
+            return None
+        want = round2(nums.cards * nums.batch / nums.per_batch)
+        return want, (
+            f" (`{new}` would not agree with the row: {_formula(nums)} = {want}; perfbot "
+            "suggests the recomputed value, an unsafe fix)"
+        )
+    if _agrees(replace(nums, step=Shown(t[0], Shown.half_of(t[2]))), shown):
+        return None
+    return new, (
+        f" (`{new}` would no longer agree with img/s {q(_shown_text(row, ctx, table))}: write the "
+        "2 decimals you measured; an unsafe fix)"
+    )
+
+
+def _shown_text(row: Row, ctx: Context, table: Table) -> str:
+    cell = ctx.cell(row, ctx.column(table, "img/s"))
+    return cell.value if cell is not None else ""
+
+
 def _percent(change: float) -> str:
     pct = change * 100
     return f"{pct:+.2g} %" if abs(pct) < 10 else f"{pct:+.0f} %"
@@ -824,7 +864,9 @@ Padding with zeros (`0.9` to `0.90`, `49` to `49.00`) is presentation, a safe fi
 every 2-decimal column (s/step, img/s, s/img, s/video, psnr, ssim). Rounding a longer number is
 safe when it moves the value by at most 0.5 % of itself (`71.9123` to `71.91`); rounding that
 moves it more (`0.025` to `0.03`: +20 %) changes a measurement: an unsafe fix, and the message
-says by how much.
+says by how much. Padding or rounding img/s or s/step so that the row's img/s no longer agrees
+with cards × batch size / s/step (`502.4` padded to `502.40` where the row computes 502.45) is
+unsafe too: img/s gets the recomputed value.
 
 Example:
     | ... | 0.9 | 71.9123 |
