@@ -165,7 +165,7 @@ def test_the_comparison_sees_a_change_of_value_and_of_prose():
     assert presentation_only("a b c\n", "a b\n")
     assert presentation_only(sentence, good) == []
     assert presentation_only(sentence, good.replace("2.3.1", "2.3.0"))
-    zh = "在采用图模式的ascend 910*上实验结果，mindspore版本为2.3.1\n\n"
+    zh = "实验在 Ascend 910* 上以图模式运行，MindSpore 版本 2.3.1\n\n"
     assert presentation_only(zh, good)  # another language
 
 
@@ -177,8 +177,8 @@ def test_safe_fixes_on_the_corpus_change_presentation_only():
         if isinstance(src, FileError):
             continue
         fixed, _ = fix_source(src, unsafe=False)
-        # a safe fix brings no new error (padding img/s `502.4` to `502.40` where the row
-        # computes 502.45 would: a precision the other cells contradict)
+        # a safe fix brings no new error (padding img/s `399.3` to `399.30` where the row
+        # computes 399.26 would: a precision the other cells contradict)
         errors = Counter(f.rule for f in check_source(src).findings if f.severity == "error")
         after = check_source(Source.from_text(fixed, path=str(f))).findings
         new = Counter(x.rule for x in after if x.severity == "error") - errors

@@ -807,7 +807,7 @@ def _breaks_img_s(
 ) -> tuple[str, str] | None:
     """The row's img/s agrees with cards × batch size / s/step, and would not once the img/s or
     s/step cell shows ``new`` (2 decimals claim a precision the row's other numbers contradict:
-    `502.4` padded to `502.40` where 8 × 10 / 159.22 ms = 502.45). (the value to suggest, a note
+    `399.3` padded to `399.30` where 8 × 10 / 200.37 ms = 399.26). (the value to suggest, a note
     for the message), or None when the edit keeps them agreeing."""
     nums = _numbers(ctx, table, row)
     shown = Shown.of(ctx.cell(row, ctx.column(table, "img/s")))
@@ -865,7 +865,7 @@ every 2-decimal column (s/step, img/s, s/img, s/video, psnr, ssim). Rounding a l
 safe when it moves the value by at most 0.5 % of itself (`71.9123` to `71.91`); rounding that
 moves it more (`0.025` to `0.03`: +20 %) changes a measurement: an unsafe fix, and the message
 says by how much. Padding or rounding img/s or s/step so that the row's img/s no longer agrees
-with cards × batch size / s/step (`502.4` padded to `502.40` where the row computes 502.45) is
+with cards × batch size / s/step (`399.3` padded to `399.30` where the row computes 399.26) is
 unsafe too: img/s gets the recomputed value.
 
 Example:
