@@ -150,3 +150,14 @@ def test_padding_that_the_row_contradicts_is_not_safe():
     safe, _ = fix_source(src, unsafe=False)
     assert "| 399.3 |" in safe
     assert not [x for x in check_source(src).findings if x.rule == "PB401"]
+
+
+def test_the_expected_order_keeps_headers_in_the_readme_s_language():
+    table = (
+        "| **模型名称** | **卡数** | **单卡批量大小** | **分辨率** | jit level | graph compile "
+        "| img/s | s/step |\n" + "|:--:" * 8 + "|\n"
+        "| toy | 8 | 16 | 224x224 | O2 | 3 mins | 256.00 | 0.50 |\n"
+    )
+    msg, how, _, _ = _pb304(table)
+    assert "expected `| **模型名称** | **卡数** | **单卡批量大小** | **分辨率** | jit level" in msg
+    assert how == "safe"  # only the guide's own columns move

@@ -165,8 +165,13 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
         order = ctx.spec.expected_order(names, ctx.is_inference(table))
     if order == list(range(len(names))):
         return
-    # (a unit variant as written: `ms/step` stays `ms/step`, PB306 is about the unit)
-    expected = " | ".join(cols[i].unit or cols[i].name or cols[i].text for i in order)
+    # (a unit variant as written: `ms/step` stays `ms/step`, PB306 is about the unit; a header in
+    # the README's own language as written: `**模型名称**`, never replaced by the English name)
+    expected = " | ".join(
+        cols[i].text.strip() if cols[i].how == "translation" else
+        cols[i].unit or cols[i].name or cols[i].text
+        for i in order
+    )  # fmt: skip
     lines = (rec.table or table).lines  # every row, those recognition left unchecked included
     fix = None
     if all(len(r.cells) == len(names) for r in lines):
