@@ -74,3 +74,29 @@ def test_two_tables_under_one_sentence(repo, capsys):
     (repo / "README.md").write_text(text, encoding="utf-8")
     assert main(["check", "--add-noqa", "."]) == 0
     assert main(["check", "."]) == 0, capsys.readouterr().out
+
+
+def test_add_noqa_never_splits_a_paragraph(tmp_path, monkeypatch, capsys):
+    """A sentence on the last line of a paragraph: the directive goes above the paragraph (an
+    HTML comment line between two of its lines would split it in two on GitHub)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from gfm import render
+
+    (tmp_path / ".git").mkdir()
+    text = (
+        "# toy\n\n## Performance\n\n"
+        "Speed of the toy net, measured by us.\n"
+        "Experiments are tested on Ascend Atlas 800T A2 machines with mindspore 2.3.1 graph mode.\n"
+        "\n| model name | cards | batch size | resolution | jit level | graph compile | s/step "
+        "| img/s |\n" + "|:--:" * 8 + "|\n| toy | 1 | 8 | 512x512 | O2 | 2 mins | 0.50 | 16.00 |\n"
+    )
+    (tmp_path / "README.md").write_text(text, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--add-noqa", "--select", "PB202", "."]) == 0
+    after = (tmp_path / "README.md").read_text(encoding="utf-8")
+    lines = after.splitlines()
+    assert lines[4].startswith("<!-- perfbot-disable-next-table PB202")
+    assert lines[5] == "Speed of the toy net, measured by us."
+    assert render(after).replace("<!-- perfbot-disable-next-table PB202 -->\n", "") == render(text)

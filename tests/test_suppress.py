@@ -25,7 +25,20 @@ Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
 
 
 def found(text: str) -> list[tuple[int, str]]:
-    return [(f.line, f.rule) for f in check_source(Source.from_text(text, "README.md")).findings]
+    """The findings left (PB002, a directive that silences nothing, is tested below)."""
+    return [
+        (f.line, f.rule)
+        for f in check_source(Source.from_text(text, "README.md")).findings
+        if f.rule != "PB002"
+    ]
+
+
+def unused(text: str) -> list[tuple[int, str]]:
+    return [
+        (f.line, f.message)
+        for f in check_source(Source.from_text(text, "README.md")).findings
+        if f.rule == "PB002"
+    ]
 
 
 def test_without_directives_both_tables_report():
@@ -100,3 +113,27 @@ def test_hostile_directives_are_bounded():
     line = "<!-- x --> <!-- perfbot-enable --> <!-- perfbot-disable PB301 <!-- -->"
     got = parse_directives([line], resolve)
     assert [d.kind for d in got.items] == ["enable", "disable"] and got.unknown == [(1, "<!--")]
+
+
+def test_a_directive_that_silences_nothing_is_reported():
+    # PB301 is silenced in the range (the `MindSpore` header); PB413 is not on the Requirements
+    text = "<!-- perfbot-disable PB301 PB413 -->\n" + REQ + "<!-- perfbot-enable -->\n\n" + PERF
+    assert [line for line, _ in unused(text)] == [1]
+    assert "names PB413, which finds nothing here" in unused(text)[0][1]
+    # near misses: each named rule silences something; a range naming no rule that silences
+    # something; an enable is never reported
+    assert unused("<!-- perfbot-disable PB301 -->\n" + REQ + "<!-- perfbot-enable -->\n") == []
+    assert unused("<!-- perfbot-disable -->\n" + REQ + "\n<!-- perfbot-enable -->\n") == []
+    assert unused("<!-- perfbot-enable PB301 -->\n" + REQ) == []
+
+
+def test_an_unused_directive_is_judged_only_on_the_rules_that_ran():
+    from perfbot.config import Config
+
+    text = "<!-- perfbot-disable-file PB502 -->\n" + REQ
+    src = Source.from_text(text, "README.md")
+    assert [f.rule for f in check_source(src).findings] == ["PB002", "PB301"]
+    off = Config.model_validate({"rules": {"PB502": "off"}})
+    assert [f.rule for f in check_source(src, off).findings] == ["PB301"]
+    quiet = Config.model_validate({"rules": {"PB002": "off"}})
+    assert [f.rule for f in check_source(src, quiet).findings] == ["PB301"]

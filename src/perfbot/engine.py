@@ -18,7 +18,7 @@ from .model import Document
 from .recognise import NUMBER_RULES
 from .rules import RULES, Rule, all_rules, resolve
 from .source import Source
-from .suppress import directives_of, suppress
+from .suppress import UNUSED_DIRECTIVE, Directives, directives_of, suppress, unused
 
 if TYPE_CHECKING:
     from .config import Config
@@ -154,8 +154,34 @@ def check_source(
     has = _has_model_tables(ctx.doc)
     if require_model_tables and not has:
         return FileResult(source.path, [], source=source, has_model_tables=False)
-    findings = suppress(run_rules(ctx), directives_of(ctx, resolve), ctx.doc)
+    raw = run_rules(ctx)
+    directives = directives_of(ctx, resolve)
+    findings = suppress(raw, directives, ctx.doc)
+    if directives.items:
+        findings = _unused_directives(ctx, raw, directives, findings)
     return FileResult(source.path, findings, source=source, has_model_tables=has)
+
+
+def _unused_directives(
+    ctx: Context, raw: list[Finding], directives: Directives, findings: list[Finding]
+) -> list[Finding]:
+    """PB002 (ruff's RUF100): the directives that silence nothing, judged on every finding
+    before suppression, once the rules have run."""
+    plan = _plan(ctx.config, None)
+    mine = next(((r, s) for r, s, _ in plan if r.id == UNUSED_DIRECTIVE), None)
+    if mine is None:
+        return findings
+    ran = frozenset(r.id for r, _, _ in plan)
+    every = all(r.id in ran for r in all_rules() if r.enabled)
+    rule, setting = mine
+    path = ctx.source.path
+    extra = [
+        Finding(path, line, line, rule.id, rule.slug, setting or rule.severity, msg)  # type: ignore[arg-type]
+        for line, msg in unused(raw, directives, ctx.doc, ran, every)
+    ]
+    if not extra:
+        return findings
+    return sorted([*findings, *extra], key=lambda f: (f.line, f.rule))
 
 
 def at_or_above(sev: str, threshold: str) -> bool:

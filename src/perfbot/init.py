@@ -13,6 +13,14 @@ A convention goes into the file when at least half of the READMEs that could fol
 for columns and matrix rows, at least two READMEs); each key carries a comment with its count, so
 a maintainer sees why it is there. Everything else stays the guide's. The findings before and
 after are counted with the same engine as ``perfbot check``.
+
+A rule that still fires the same way (the same message, its quoted values and numbers aside) in
+at least a third of the READMEs, with the settings above, is a repository convention rather than
+a mistake in each README (minimum-version ``>=`` Requirements, the test machine's HDK, ...): it
+is proposed as a commented ``rules:`` line with its count, so a maintainer turns it off in one
+place instead of a suppression comment in every README. An ``allow:`` key followed by a third to
+a half of the READMEs is proposed the same way, commented. Never proposed: errors, findings about
+numbers or versions that are wrong (img/s, CANN ...), and findings `perfbot fix` repairs.
 """
 
 from __future__ import annotations
@@ -33,6 +41,15 @@ from .walk import walk
 
 MIN_SHARE = 0.5
 MIN_READMES = 2
+CONVENTION_SHARE = 1 / 3  # a rule firing the same way in this share of the READMEs: a convention
+# wrong values are never a convention (img/s, s/img, s/step, the CANN of a MindSpore, a version the
+# Requirements table does not list), nor a missing table or a broken row
+NEVER_A_CONVENTION = frozenset({"PB101", "PB102", "PB203", "PB401", "PB402", "PB403", "PB404",
+                                "PB406", "PB501", "PB601"})  # fmt: skip
+# conventions `allow:` states (proposed from the survey, with their own counts)
+_ALLOW_SHAPES = (("PB306", ""), ("PB414", "compile_seconds"))
+_QUOTED = re.compile(r"`[^`]*`")
+_NUMBERS = re.compile(r"\d+(?:[.,]\d+)*")
 MIN_COLUMN_SHARE = 0.1
 _BOLD = re.compile(r"^[*_`\s]+|[*_`\s]+$")
 _MATRIX_COLS = {"mindspore": "mindspore", "driver": "ascend driver", "firmware": "firmware",
@@ -123,6 +140,11 @@ class Proposal:
     comments: dict[str, str]  # "allow.ms_per_step", "columns.<name>", "matrix.<n>" -> comment
     # columns left commented out, and why (declaring them would add findings)
     columns_held: str | None = None
+    # commented proposals: (config line, comment), e.g. ("PB502: off", "hdk-mismatch: 20 of 53")
+    allow_maybe: list[tuple[str, str]] = field(default_factory=list)
+    conventions: list[tuple[str, str]] = field(default_factory=list)
+    # findings (now, with every commented proposal adopted), for the block's first comment
+    adopted: tuple[int, int] | None = None
 
 
 def propose(s: Survey) -> Proposal:
@@ -143,6 +165,15 @@ def propose(s: Survey) -> Proposal:
         )
     if allow:
         data["allow"] = allow
+    maybe = [
+        ("ms_per_step", s.step_ms, steps, "with a step time write ms/step"),
+        ("compile_seconds", s.compile_sec, compiles, "with a graph compile time write seconds"),
+    ]
+    allow_maybe = [
+        (f"{key}: true", f"{n} of {total} READMEs {what}")
+        for key, n, total, what in maybe
+        if key not in allow and n >= MIN_READMES and n >= CONVENTION_SHARE * total
+    ]
     least = max(MIN_READMES, MIN_COLUMN_SHARE * s.readmes)
     from .spec import builtin_spec
 
@@ -174,7 +205,43 @@ def propose(s: Survey) -> Proposal:
         comments[f"matrix.{len(matrix) - 1}"] = f"{n} READMEs list this row"
     if matrix:
         data["matrix"] = matrix
-    return Proposal(data, comments)
+    return Proposal(data, comments, allow_maybe=allow_maybe)
+
+
+def _shape(message: str) -> str:
+    """A finding's message without its quoted values and numbers: findings of one rule with the
+    same shape fire "the same way" (`ascend driver `24.1.0` is not the one ...` in each README)."""
+    return _NUMBERS.sub("N", _QUOTED.sub("``", message))
+
+
+def conventions(results: list[FileResult]) -> list[tuple[str, str]]:
+    """Rules that fire the same way in at least a third of the READMEs (and two): (the commented
+    config line, its comment with the count and an example), most READMEs first."""
+    total = len(results)
+    readmes: Counter[tuple[str, str]] = Counter()
+    example: dict[tuple[str, str], tuple[str, str]] = {}
+    for r in results:
+        seen: set[tuple[str, str]] = set()
+        for f in r.findings:
+            if f.rule in NEVER_A_CONVENTION or f.severity == "error" or f.safe_fix:
+                continue
+            if any(f.rule == r and word in f.message for r, word in _ALLOW_SHAPES):
+                continue  # an `allow:` key, proposed from the survey
+            key = (f.rule, _shape(f.message))
+            seen.add(key)
+            example.setdefault(key, (f.slug, f.message))
+        readmes.update(seen)
+    least = max(MIN_READMES, CONVENTION_SHARE * total)
+    out: list[tuple[str, str]] = []
+    done: set[str] = set()
+    for (rule, shape), n in sorted(readmes.items(), key=lambda kv: (-kv[1], kv[0])):
+        if n < least or rule in done:
+            continue
+        done.add(rule)
+        slug, msg = example[(rule, shape)]
+        msg = msg if len(msg) <= 90 else msg[:87] + "..."
+        out.append((f"{rule}: off", f"{slug}: the same way in {n} of {total} READMEs, e.g. {msg}"))
+    return out
 
 
 def _flow(d: dict) -> str:
@@ -189,13 +256,16 @@ def render(p: Proposal, s: Survey) -> str:
         "# conventions this repository already follows. Everything else is the guide's;",
         "# `perfbot config` shows the effective settings.",
     ]
-    if not p.data:
+    # (no `{}` above commented proposals: one of them uncommented below it would not be YAML)
+    if not p.data and not (p.allow_maybe or p.conventions):
         out.append("# No convention is followed by enough READMEs to set anything.")
         out.append("{}")
     if "allow" in p.data:
         out.append("allow:")
         for k, v in p.data["allow"].items():
             out.append(f"  {k}: {json.dumps(v)}  # {p.comments[f'allow.{k}']}")
+        # followed by a third to a half of the READMEs: commented, under the keys set
+        out.extend(f"  # {line}  # {why}" for line, why in p.allow_maybe)
     if "columns" in p.data:
         held = "# " if p.columns_held else ""
         if p.columns_held:
@@ -207,9 +277,31 @@ def render(p: Proposal, s: Survey) -> str:
         out.append("matrix:  # Requirements rows every README naming that MindSpore agrees on")
         for i, r in enumerate(p.data["matrix"]):
             out.append(f"  - {_flow(r)}  # {p.comments[f'matrix.{i}']}")
+    out.extend(_commented(p))
     text = "\n".join(out) + "\n"
     Config.model_validate(yaml.safe_load(text) or {})  # what we write must load
     return text
+
+
+def _commented(p: Proposal) -> list[str]:
+    """The conventions a third to a half of the READMEs follow, and the rules that fire the same
+    way in a third of them: commented lines a maintainer uncomments to adopt."""
+    out: list[str] = []
+    if p.adopted is not None:
+        now, then = p.adopted
+        out.append(f"# uncommenting every proposal below: {now} findings -> {then}")
+    if p.allow_maybe and "allow" not in p.data:  # (else commented under `allow:` above)
+        out.append("# followed by a third to a half of the READMEs: uncomment to accept it")
+        out.append("# allow:")
+        out.extend(f"#   {line}  # {why}" for line, why in p.allow_maybe)
+    if p.conventions:
+        out.append("# rules that fire the same way in at least a third of the READMEs: a")
+        out.append("# convention of this repository? uncomment a line to turn the rule off here,")
+        out.append("# instead of a suppression comment in every README (`perfbot rule PBxxx` says")
+        out.append("# what it checks)")
+        out.append("# rules:")
+        out.extend(f"#   {line}  # {why}" for line, why in p.conventions)
+    return out
 
 
 def settle(p: Proposal, s: Survey, sources: list[Source]) -> tuple[str, list, list]:
@@ -229,6 +321,17 @@ def settle(p: Proposal, s: Survey, sources: list[Source]) -> tuple[str, list, li
             )
             text = render(p, s)
             after = alt
+    p.conventions = conventions(after)
+    if p.conventions or p.allow_maybe:
+        adopted = dict(yaml.safe_load(text) or {})  # what the file sets, uncommented
+        allow = dict(adopted.get("allow", {}))
+        allow.update({line.split(":")[0]: True for line, _ in p.allow_maybe})
+        if allow:
+            adopted["allow"] = allow
+        if p.conventions:
+            adopted["rules"] = {line.split(":")[0]: "off" for line, _ in p.conventions}
+        p.adopted = (_count(after), _count(check_all(sources, Config.model_validate(adopted))))
+        text = render(p, s)
     return text, before, after
 
 

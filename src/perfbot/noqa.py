@@ -2,7 +2,8 @@
 
 ruff's ``--add-noqa`` for READMEs, an alternative to a baseline file: above each table with
 findings, ``<!-- perfbot-disable-next-table PB304 PB306 -->`` naming the rules found on it (placed
-above the table's sentence, when it has one, so the sentence stays right above its table); for
+above the table's sentence, when it has one, so the sentence stays right above its table, and
+above the first line of the sentence's paragraph: a comment never splits a paragraph); for
 findings outside every table, one ``<!-- perfbot-disable-file ... -->`` on the first line. The
 comments render as nothing on GitHub; each one is a visible, reviewable decision in the diff.
 Running it again adds nothing (the findings are silenced).
@@ -10,6 +11,7 @@ Running it again adds nothing (the findings are silenced).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from .fix import Edit, apply_edits
@@ -17,6 +19,18 @@ from .fix import Edit, apply_edits
 if TYPE_CHECKING:
     from .config import Config
     from .engine import FileResult
+
+
+# a line that ends the paragraph above it (or is no paragraph text): a comment may go right below
+_NOT_PARAGRAPH = re.compile(r"^ {0,3}(?:#|\||<|```|~~~|[-=*_]{3,}\s*$|>)|^\s*$")
+
+
+def _paragraph_start(lines: list[str], line: int) -> int:
+    """The first line of the paragraph holding ``line`` (1-based): a comment inserted between two
+    lines of a paragraph would split it in two (an HTML comment line interrupts a paragraph)."""
+    while line > 1 and not _NOT_PARAGRAPH.match(lines[line - 2]):
+        line -= 1
+    return line
 
 
 def directives(result: FileResult, config: Config) -> tuple[str, int] | None:
@@ -48,6 +62,7 @@ def directives(result: FileResult, config: Config) -> tuple[str, int] | None:
         before = [x.end_line for x in ordered if x.start_line < t.start_line]
         if t.sentence is not None and t.sentence.line > max(before, default=0):
             line = min(line, t.sentence.line)
+            line = _paragraph_start(src.lines, line)  # never between two lines of a paragraph
         indent = src.lines[line - 1][: len(src.lines[line - 1]) - len(src.lines[line - 1].lstrip())]
         names = " ".join(sorted(rules))
         edits.append(

@@ -382,6 +382,25 @@ _MODE = re.compile(
     r"|[（(]?(?P<zh>静态图|动态图|图)模式[）)]?"
 )
 _FOLLOWING = re.compile(r"(?i)(?:the\s+following\s+)$")
+# words before the hint that open the sentence (`All experiments are tested ...`): a rewrite takes
+# them too, so no `All` is left before the guide's `Experiments` (bounded: the last 120 characters)
+_LEAD_WORDS = re.compile(r"(?:[A-Za-z][A-Za-z0-9'’-]{0,30},?[ \t]{1,3}){1,6}$")
+_LEAD_STOP = tuple(".!?:;。！？：；>*_-+([")
+
+
+def _opening_words(line: str, start: int) -> int:
+    """Where the sentence whose hint starts at ``start`` begins: at the words before the hint when
+    only markup, a list marker or another sentence's end comes before them."""
+    lo = max(0, start - 120)
+    m = _LEAD_WORDS.search(line, lo, start)
+    if m is None:
+        return start
+    before = line[: m.start()].rstrip()
+    if not before or before.endswith(_LEAD_STOP) or before.isdigit():
+        return m.start()
+    return start
+
+
 _CLAUSE_END = re.compile(r"[.:](?:\s|$)")
 _SPACES = re.compile(r"\s+")
 _ZH_MODE = {"图": "graph", "静态图": "graph", "动态图": "pynative"}
@@ -403,8 +422,7 @@ def sentence_span(line: str) -> tuple[int, int] | None:
         return start, len(line.rstrip())
     lead = line[:start]
     lm = _FOLLOWING.search(lead)
-    if lm:
-        start = lm.start()
+    start = lm.start() if lm else _opening_words(line, start)
     mode = None
     for mm in _MODE.finditer(line, m.end()):
         mode = mm

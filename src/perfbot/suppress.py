@@ -183,3 +183,76 @@ def suppress(findings: list[Finding], directives: Directives, doc: Document) -> 
         return False
 
     return [f for f in findings if not off(f)]
+
+
+UNUSED_DIRECTIVE = "PB002"  # the rule that reports them (rules/directives.py)
+
+# PB002: a directive that silences nothing. Attributing each silenced finding to the directives
+# that silence it costs (directives x findings): past this, the check is skipped (no finding).
+MAX_UNUSED_WORK = 2_000_000
+
+
+def unused(
+    findings: list[Finding],
+    directives: Directives,
+    doc: Document,
+    ran: frozenset[str],
+    every_rule_ran: bool,
+) -> list[tuple[int, str]]:
+    """(line, message) for each directive that silences nothing among ``findings`` (the findings
+    before suppression). Only rules that ran are judged (a rule turned off by the config or by
+    `--select` finds nothing to silence); a directive naming no rule only when every rule ran."""
+    items = [d for d in directives.items if d.kind != "enable"]
+    if not items or len(directives.items) * max(1, len(findings)) > MAX_UNUSED_WORK:
+        return []
+    ordered = sorted(doc.tables, key=lambda t: t.start_line)
+    table_starts = [t.start_line for t in ordered]
+    target: dict[int, tuple[int, int, int] | None] = {}  # directive line -> its table
+    for d in items:
+        if d.kind == "disable-next-table":
+            i = bisect.bisect_right(table_starts, d.line)
+            nxt = ordered[i] if i < len(ordered) else None
+            target[d.line] = None if nxt is None else (nxt.start_line, nxt.end_line, nxt.index)
+    ranges = [d for d in directives.items if d.kind in ("disable", "enable")]
+    used: set[tuple[int, str]] = set()  # (directive line, rule id)
+
+    def covers(d: Directive, rule: str) -> bool:
+        return d.rules is None or rule in d.rules
+
+    for f in findings:
+        for d in items:
+            if not covers(d, f.rule):
+                continue
+            if d.kind == "disable-file":
+                used.add((d.line, f.rule))
+            elif d.kind == "disable-next-table":
+                span = target.get(d.line)
+                if span is not None and (f.table == span[2] or span[0] <= f.line <= span[1]):
+                    used.add((d.line, f.rule))
+        last: Directive | None = None  # the range directive that turned the rule off last
+        for d in ranges:
+            if d.line > f.line:
+                break
+            if covers(d, f.rule):
+                last = d if d.kind == "disable" else None
+        if last is not None:
+            used.add((last.line, f.rule))
+    out: list[tuple[int, str]] = []
+    for d in items:
+        what = f"`perfbot-{d.kind}`"
+        if d.kind == "disable-next-table" and target.get(d.line) is None:
+            out.append((d.line, f"{what} has no table after it: it silences nothing; remove it"))
+            continue
+        if d.rules is None:
+            if every_rule_ran and not any(line == d.line for line, _ in used):
+                out.append((d.line, f"{what} silences nothing: no finding here; remove it"))
+            continue
+        idle = sorted(r for r in d.rules if r in ran and (d.line, r) not in used)
+        if idle:
+            names = ", ".join(idle)
+            s = "s" if len(idle) > 1 else ""
+            out.append(
+                (d.line, f"{what} names {names}, which find{'' if s else 's'} nothing here to "
+                 f"silence; remove {'them' if s else 'it'} from the comment")
+            )  # fmt: skip
+    return out

@@ -7,16 +7,73 @@ from typing import TYPE_CHECKING
 from ..fix import Applicability, Edit, Fix
 from ..model import Cell
 from ..parse import segments
+from ..spec.versions import mindspore_versions, normalize_mindspore
 
 if TYPE_CHECKING:
     from ..context import Context
-    from ..model import Table
+    from ..model import Row, Table
 
 
 def floor_table(ctx: Context, table: Table) -> bool:
     """A Requirements table of minimum versions (`>=2.6.0`), as recognition decided it: one
     finding for the table (PB103), none for its columns and rows."""
     return table.kind == "requirements" and bool(ctx.recognised(table).floors)
+
+
+# --- columns that exist only for some runs (issue 22's decisions) -------------------------------
+
+GRAPH_ONLY = ("jit level", "graph compile")  # graph mode only
+JIT_LEVEL_SINCE = (2, 3)  # MindSpore's jit level (O0/O1/O2) exists from 2.3 on
+MODE_HEADERS = frozenset({"mode", "run mode", "exec mode", "execution mode", "ms mode", "模式",
+                          "运行模式"})  # fmt: skip
+
+
+def row_mode(ctx: Context, table: Table, row: Row) -> str | None:
+    """`pynative` / `graph` for a row: its own `mode` cell, else the table's sentence."""
+    for col in ctx.columns(table):
+        if col.column is None and col.text.strip().strip("*").strip().lower() in MODE_HEADERS:
+            cell = ctx.cell(row, col)
+            v = cell.value.lower() if cell else ""
+            if "pynative" in v or "动态图" in v:
+                return "pynative"
+            if "graph" in v or "图" in v:
+                return "graph"
+    return table.sentence.mode if table.sentence else None
+
+
+def _before_jit_level(ctx: Context, table: Table) -> bool:
+    """The table was measured on a MindSpore older than 2.3 (no jit level then): every version
+    its sentence names, or (without one) every version of the Requirements table, is older."""
+    if table.sentence is not None and table.sentence.versions:
+        texts = list(table.sentence.versions)
+    else:
+        texts = []
+        for t in ctx.doc.of_kind("requirements"):
+            col = ctx.column(t, "mindspore")
+            for r in t.rows:
+                cell = ctx.cell(r, col)
+                if cell is not None:
+                    texts.extend(v.text for v in mindspore_versions(cell.value))
+    keys = [v.key[:2] for v in map(normalize_mindspore, texts) if v is not None]
+    return bool(keys) and len(keys) == len(texts) and all(k < JIT_LEVEL_SINCE for k in keys)
+
+
+def not_applicable(ctx: Context, table: Table, row: Row | None = None) -> frozenset[str]:
+    """The required columns that cannot exist for ``row`` (or, without a row, for every row of
+    ``table``): jit level and graph compile in PyNative mode, jit level before MindSpore 2.3.
+    perfbot does not ask for them, and `N/A`, `-` or `/` is their right value."""
+    key = ("not-applicable", table.index, row.line if row is not None else None)
+    found = ctx.memo.get(key)
+    if found is None:
+        rows = [row] if row is not None else list(table.rows)
+        if rows and all(row_mode(ctx, table, r) == "pynative" for r in rows):
+            found = frozenset(GRAPH_ONLY)
+        elif _before_jit_level(ctx, table):
+            found = frozenset({"jit level"})
+        else:
+            found = frozenset()
+        ctx.memo[key] = found
+    return found  # type: ignore[return-value]
 
 
 def q(text: str) -> str:

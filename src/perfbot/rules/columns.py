@@ -9,7 +9,7 @@ from ..fix import Edit, Fix
 from ..model import Cell, Table
 from ..spec import Resolved, header_parts
 from ..spec.forms import parse_number, round2
-from ._util import floor_table, q, reordered
+from ._util import floor_table, not_applicable, q, reordered
 from .registry import Issue, rule
 
 
@@ -85,6 +85,10 @@ def header_alias(ctx: Context, table: Table) -> Iterator[Issue]:
 def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
     """A column the guide requires is missing (inference tables also need scheduler and steps).
 
+    Not asked for: jit level and graph compile in a table measured in PyNative mode (its
+    sentence, or a `mode` column that says `pynative` on every row), jit level in a table
+    measured on MindSpore older than 2.3 (jit levels came with 2.3).
+
     Example:
         | model name | cards | batch size | resolution | s/step | img/s |
 
@@ -100,7 +104,9 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
         what = "a Requirements table"
     else:
         inference = ctx.is_inference(table)
-        want = ctx.spec.required(inference)
+        # no jit level in PyNative mode or before MindSpore 2.3, no graph compile in PyNative
+        absent = not_applicable(ctx, table)
+        want = [w for w in ctx.spec.required(inference) if w not in absent]
         what = "an inference table" if inference else "a training table"
     missing = [w for w in want if w not in have]
     if table.kind != "requirements":
@@ -118,7 +124,8 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
         )
 
 
-@rule("PB304", "column-order", severity="warning", scope="tables", fix="sometimes")
+@rule("PB304", "column-order", severity="warning", scope="tables", fix="sometimes",
+      safety="mixed")  # fmt: skip
 def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     """Columns are not in the guide's order.
 
@@ -129,7 +136,9 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     cann toolkit/kernel. Throughput and step time in another unit (`tokens/s`, `video/s`,
     `it/s`) are the tail's img/s and s/step. A table with a timing column perfbot does not
     understand (`sample time`) is not reordered. The fix moves whole columns, each cell keeping
-    its own padding; it is offered when every row has as many cells as the header.
+    its own padding; it is offered when every row has as many cells as the header. A reorder
+    that moves a column the guide does not place (`Task`, a metric such as `map`) is an unsafe
+    fix: plain `perfbot fix` leaves such a table as it is.
 
     Example:
         | model name | resolution | cards | batch size | jit level | graph compile | img/s | s/step |
@@ -157,7 +166,13 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
         order = ctx.spec.expected_order(names, ctx.is_inference(table))
     if order == list(range(len(names))):
         return
-    expected = " | ".join(cols[i].name or cols[i].text for i in order)
+    # (a unit variant as written: `ms/step` stays `ms/step`, PB306 is about the unit; a header in
+    # the README's own language as written: `**模型名称**`, never replaced by the English name)
+    expected = " | ".join(
+        cols[i].text.strip() if cols[i].how == "translation" else
+        cols[i].unit or cols[i].name or cols[i].text
+        for i in order
+    )  # fmt: skip
     lines = (rec.table or table).lines  # every row, those recognition left unchecked included
     fix = None
     if all(len(r.cells) == len(names) for r in lines):
@@ -171,11 +186,24 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
                 changed.append(Edit(r.line, 0, len(r.raw), new))
         else:
             fix = Fix("Reorder the columns", tuple(changed)) if changed else None
+    # columns the guide does not place (`Task`, a metric such as `map`): a reorder that moves one
+    # is not presentation only (where such a column stands is the repository's choice)
+    unplaced = [
+        cols[i].text.strip() for i in range(len(names)) if names[i] is None and order[i] != i
+    ]
+    note = ""
+    if unplaced:
+        shown = ", ".join(f"`{t}`" for t in unplaced[:4]) + (" ..." if len(unplaced) > 4 else "")
+        note = f" (this moves {shown}, which the guide does not place: an unsafe fix)"
+        if fix is not None:
+            fix = Fix(fix.title, fix.edits, "unsafe")
     yield Issue(
         table.header.line,
-        f"columns are not in the guide's order; expected `| {expected} |`",
+        f"columns are not in the guide's order; expected `| {expected} |`{note}",
         fix,
-        end_line=table.end_line,
+        # a reorder of the guide's columns concerns every row; where the repository's own columns
+        # stand is its header's choice (a row added to such a table does not bring it up again)
+        end_line=table.header.line if unplaced else table.end_line,
         table=table.index,
     )
 

@@ -91,6 +91,11 @@ def _completions(ctx: Context, version: str) -> list[str]:
     return out
 
 
+# a sentence written in Chinese (or Japanese, Korean): the README's own language, never replaced by
+# the English one
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
 def _partial(version: str) -> bool:
     v = normalize_mindspore(version)
     return v is not None and v.partial
@@ -102,12 +107,16 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
     """The sentence is not in the guide's words.
 
     The guide's sentence is `Experiments are tested on ascend {910|910*} with mindspore
-    {version} {graph|pynative} mode.` 910B and Atlas 800T A2 machines are written `910*`; the
-    Chinese and other English forms (`在采用图模式的ascend 910*上实验结果，mindspore版本为2.5.0`,
-    `Test results on Ascend 910* with MindSpore 2.2.14 graph mode`, a `<summary>` line) are the
-    sentence in other words. The fix rewrites the sentence when the device, one version and the
-    mode can be read from it (a safe fix). An incomplete version (`mindspore 2.4`) is completed
-    from the Requirements table's one 2.4.x row: an unsafe fix, it declares a version.
+    {version} {graph|pynative} mode.` 910B and Atlas 800T A2 machines are written `910*`; other
+    English forms (`Test results on Ascend 910* with MindSpore 2.2.14 graph mode`, `All
+    experiments are tested on ...`, a `<summary>` line) are the sentence in other words. The fix
+    rewrites the whole sentence when the device, one version and the mode can be read from it (a
+    safe fix). An incomplete version (`mindspore 2.4`) is completed from the Requirements
+    table's one 2.4.x row: an unsafe fix, it declares a version.
+
+    A sentence in the README's own language (`在采用图模式的ascend 910*上实验结果，mindspore版本为
+    2.5.0`) that names the device, one version and the mode is accepted; a fix never replaces
+    it with the English one.
 
     Example:
         Experiments are tested on Ascend Atlas 800T A2 machines with mindspore 2.5.0 graph mode.
@@ -119,6 +128,9 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
         partial = len(s.versions) == 1 and _partial(s.versions[0])
         if s.canonical and not partial:
             continue
+        other_language = _CJK.search(s.text) is not None
+        if other_language and s.device and len(s.versions) == 1 and s.mode and not partial:
+            continue  # the README's own language, naming device, version and mode: accepted
         missing = [
             what
             for what, ok in (
@@ -137,14 +149,14 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
                 f"(`{s.versions[0]}`); write the version you tested with"
                 + (f" ({listed}, as the Requirements table lists)" if full else "")
             )
-            if len(full) == 1:
+            if len(full) == 1 and not other_language:
                 want = canonical_sentence(s.device, full[0], s.mode, continues=s.continues)  # type: ignore[arg-type]
                 span = sentence_span(ctx.source.line(s.line))
                 if span:
                     fix = Fix(f"Write MindSpore {full[0]} in the guide's sentence",
                               (Edit(s.line, span[0], span[1], want),), "unsafe")  # fmt: skip
                 msg += f"; perfbot suggests `{want}`"
-        elif not missing:
+        elif not missing:  # (an English sentence: one in another language is accepted above)
             want = canonical_sentence(s.device, s.versions[0], s.mode, continues=s.continues)  # type: ignore[arg-type]
             line = ctx.source.line(s.line)
             span = sentence_span(line)

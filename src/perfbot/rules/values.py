@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..context import Context
 from ..model import Cell, Row, Table
@@ -21,7 +21,7 @@ from ..spec.forms import (
     parse_time,
     round2,
 )
-from ._util import q, set_cell
+from ._util import not_applicable, q, set_cell
 from .registry import Issue, rule
 
 # --- numbers as shown, with the precision they were rounded to ---------------------------------
@@ -398,6 +398,10 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     `img/s = cards * batch_size * num_frames / step_time`); a sequence-parallel row (several
     cards on one sample) does not multiply by every card.
 
+    In an inference table, an img/s computed per sampling step (cards × batch size / s/step,
+    the factor between the two readings being the `steps` cell) is a warning that gives both
+    numbers, not an error: the guide's formula read literally gives it.
+
     The fix writes the value computed from the shown cells. It is unsafe: the message says which
     s/step would make the shown img/s right, and either cell may be the wrong one. An img/s that
     is a whole multiple of the computed one (8 ×: is `cards` wrong?), an img/s of one card
@@ -413,6 +417,9 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
     for row, nums, img_cell, shown in _unexplained(ctx, table):
         if _time_per_image(nums, shown):
             continue  # reported by PB402: the value is the time per image
+        if nums.steps > 1 and _agrees(nums, shown, nums.steps):
+            yield _per_step_issue(ctx, table, row, nums, img_cell)
+            continue
         k = _multiple(nums, shown)
         if k and _counting(ctx, table).video:
             continue  # reported by PB406: a video table that does not say what img/s counts
@@ -473,6 +480,24 @@ def img_s_mismatch(ctx: Context, table: Table) -> Iterator[Issue]:
             set_cell(img_cell, want, f"Set img/s to {want}", "unsafe"),
             **where,  # type: ignore[arg-type]
         )
+
+
+def _per_step_issue(ctx: Context, table: Table, row: Row, nums: RowNumbers, cell: Cell) -> Issue:
+    """img/s computed per sampling step in an inference table (the guide's formula read
+    literally, s/step being one sampling step): a warning with both readings, not an error."""
+    per_step = round2(nums.cards * nums.batch / (nums.step.value * nums.scale))
+    per_image = round2(nums.cards * nums.batch / nums.per_batch)
+    return Issue(
+        cell.line,
+        f"img/s {q(cell.value)} counts sampling steps: cards × batch size / s/step = "
+        f"{nums.cards} × {nums.batch} / {_step_text(nums)} = {per_step} (the guide's formula "
+        f"with s/step as one sampling step); an image takes {nums.steps} steps, so per image "
+        f"it is {_formula(nums)} = {per_image}. The guide's img/s counts images: write "
+        f"{per_image}, or say in a note under the table that img/s counts sampling steps",
+        severity="warning",
+        table=table.index,
+        row_key=ctx.row_key(table, row),
+    )
 
 
 @rule("PB402", "img-s-is-s-img", severity="warning", scope="performance")
@@ -615,23 +640,9 @@ def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
             )
 
 
-_GRAPH_ONLY = ("jit level", "graph compile")
 _SAMPLING = ("steps", "scheduler")
-_MODE_HEADERS = frozenset({"mode", "run mode", "exec mode", "execution mode", "ms mode", "模式",
-                           "运行模式"})  # fmt: skip
-
-
-def _row_mode(ctx: Context, table: Table, row: Row) -> str | None:
-    """`pynative` / `graph` for a row: its own `mode` cell, else the table's sentence."""
-    for col in ctx.columns(table):
-        if col.column is None and col.text.strip().strip("*").strip().lower() in _MODE_HEADERS:
-            cell = ctx.cell(row, col)
-            v = cell.value.lower() if cell else ""
-            if "pynative" in v or "动态图" in v:
-                return "pynative"
-            if "graph" in v or "图" in v:
-                return "graph"
-    return table.sentence.mode if table.sentence else None
+# "there is no such value" (not "to be filled in", as an empty cell, `xx.xx` or `TBD` say)
+_NOT_APPLICABLE = re.compile(r"^(?:-+|—|–|/|n[/.]?a\.?)$", re.I)
 
 
 def _samples(ctx: Context, table: Table, row: Row) -> bool:
@@ -647,9 +658,11 @@ def _samples(ctx: Context, table: Table, row: Row) -> bool:
 def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
     """A required column has an empty or placeholder cell (`-`, `N/A`, `N.A.`, `xx.xx`).
 
-    Not missing: `N/A` or `/` for jit level and graph compile in a row measured in PyNative
-    mode (its `mode` cell, or the sentence's mode); `N/A` for steps and scheduler in a stage
-    that does not sample.
+    Not missing: a value that cannot exist for the row, written `N/A`, `N.A.`, `-` or `/`:
+    jit level and graph compile in a row measured in PyNative mode (its `mode` cell, or the
+    sentence's mode), jit level on MindSpore older than 2.3, the resolution of a model that
+    takes no images (text, audio), steps and scheduler in a stage that does not sample. perfbot
+    never asks for a value to be invented.
 
     Example:
         | dit | 1 | 64 | 256x256 | O2 | - | 0.89 | 71.91 |
@@ -667,10 +680,12 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
                 continue
             cell = cells[col.index]
             if placeholder(cell.value.strip()):
-                if col.name in _GRAPH_ONLY and _row_mode(ctx, table, row) == "pynative":
-                    continue  # no jit level nor graph compile in PyNative mode
+                if col.name in not_applicable(ctx, table, row):
+                    continue  # no jit level in PyNative mode or before MindSpore 2.3
                 if col.name in _SAMPLING and not _samples(ctx, table, row):
                     continue  # a stage that does not sample (a VAE, a mesh decoder)
+                if col.name == "resolution" and _NOT_APPLICABLE.match(cell.value.strip()):
+                    continue  # a model that takes no images: `N/A` says so
                 yield Issue(
                     cell.line,
                     f"`{col.name}` has no value ({q(cell.value)}); the guide requires it",
@@ -745,9 +760,19 @@ def _check_column(ctx: Context, table: Table, col: Resolved, form_name: str) -> 
             seconds.append(cell)  # told once for the column, below
             continue
         fix = set_cell(cell, new, f"Write {new}") if new is not None and new != v else None
-        if fix is not None and form_name == "decimal2" and name in DERIVED and _padded(v):
-            new, extra = _derived_value(ctx, table, row, cell, name)
-            fix = set_cell(cell, new, f"Write {new}", "unsafe") if new is not None else None
+        if fix is not None and form_name == "decimal2":
+            change = rounding_change(v, new)  # type: ignore[arg-type]
+            if change is not None and abs(change) > ROUNDING_TOLERANCE:
+                fix = set_cell(cell, new, f"Round to {new}", "unsafe")  # type: ignore[arg-type]
+                extra = (
+                    f" (rounding to 2 decimals changes the value by {_percent(change)}: that "
+                    "changes a measurement, so it is an unsafe fix)"
+                )
+            elif name in ("img/s", "s/step"):
+                broken = _breaks_img_s(ctx, table, row, name, new)  # type: ignore[arg-type]
+                if broken is not None:
+                    new, extra = broken
+                    fix = set_cell(cell, new, f"Write {new}", "unsafe")
         suggestion = f"; perfbot suggests `{new}`" if fix else ""
         want = form.want
         t = parse_time(v) if form_name == "decimal2" else None
@@ -780,38 +805,63 @@ def _compile_seconds_issue(ctx: Context, table: Table, cells: list[Cell], label:
     )
 
 
-# Numbers derived from the others: 2 decimals come from recomputing, never from padding (`457` is
-# not `457.00`, a precision nobody measured)
-DERIVED = frozenset({"img/s", "s/img", "s/video"})
+# Padding with zeros (`49` -> `49.00`) and rounding that moves a value by at most 0.5 % of itself
+# are presentation (safe fixes), the same for every 2-decimal column; rounding that moves it more
+# (`0.025` -> `0.03`, +20 %) changes a measurement: an unsafe fix, and the message says by how much
+ROUNDING_TOLERANCE = 0.005
 
 
-def _padded(v: str) -> bool:
-    """The number shows fewer than 2 decimals (`457`, `88.1`, `84s`): the guide's form would pad
-    it with zeros."""
-    t = parse_time(v)
-    return t is not None and Shown.half_of(t[2]) > 0.005
+def rounding_change(old: str, new: str) -> float | None:
+    """How much writing ``new`` for the number ``old`` shows changes it, relative to it (0.2 for
+    `0.025` -> `0.03`); None when ``old`` is not a number or is zero."""
+    t = parse_time(old)
+    if t is None or not t[0]:
+        return None
+    try:
+        y = float(new)
+    except ValueError:
+        return None
+    return (y - t[0]) / t[0]
 
 
-def _derived_value(
-    ctx: Context, table: Table, row: Row, cell: Cell, name: str
-) -> tuple[str | None, str]:
-    """img/s with 2 decimals recomputed from the row when the shown value agrees with it (an
-    unsafe fix: it writes digits the README did not show); s/img and s/video may be measured end
-    to end, so they get no fix. Returns (value or None, a note for the message)."""
-    note = (
-        f" (not padded: `{round2(float(parse_time(cell.value)[0]))}` would claim a precision "  # type: ignore[index]
-        "nobody measured; write the value with the 2 decimals you measured or computed)"
-    )
-    if name != "img/s":
-        return None, note
+def _breaks_img_s(
+    ctx: Context, table: Table, row: Row, name: str, new: str
+) -> tuple[str, str] | None:
+    """The row's img/s agrees with cards × batch size / s/step, and would not once the img/s or
+    s/step cell shows ``new`` (2 decimals claim a precision the row's other numbers contradict:
+    `399.3` padded to `399.30` where 8 × 10 / 200.37 ms = 399.26). (the value to suggest, a note
+    for the message), or None when the edit keeps them agreeing."""
     nums = _numbers(ctx, table, row)
-    shown = Shown.of(cell)
-    if nums is None or shown is None or nums.sp is not None:
-        return None, note
-    if not _overlaps(*nums.throughput_range(), shown.lo, shown.cut_hi):
-        return None, note  # PB401 reports the disagreement
-    want = round2(nums.cards * nums.batch / nums.per_batch)
-    return want, f" (recomputed from the row: {_formula(nums)}, not padded with zeros)"
+    shown = Shown.of(ctx.cell(row, ctx.column(table, "img/s")))
+    t = parse_time(new)
+    if nums is None or shown is None or t is None or nums.sp is not None:
+        return None
+    if not _agrees(nums, shown):
+        return None  # PB401's (or a multiple the README explains)
+    if name == "img/s":
+        if _agrees(nums, Shown(t[0], Shown.half_of(t[2]))):
+            return None
+        want = round2(nums.cards * nums.batch / nums.per_batch)
+        return want, (
+            f" (`{new}` would not agree with the row: {_formula(nums)} = {want}; perfbot "
+            "suggests the recomputed value, an unsafe fix)"
+        )
+    if _agrees(replace(nums, step=Shown(t[0], Shown.half_of(t[2]))), shown):
+        return None
+    return new, (
+        f" (`{new}` would no longer agree with img/s {q(_shown_text(row, ctx, table))}: write the "
+        "2 decimals you measured; an unsafe fix)"
+    )
+
+
+def _shown_text(row: Row, ctx: Context, table: Table) -> str:
+    cell = ctx.cell(row, ctx.column(table, "img/s"))
+    return cell.value if cell is not None else ""
+
+
+def _percent(change: float) -> str:
+    pct = change * 100
+    return f"{pct:+.2g} %" if abs(pct) < 10 else f"{pct:+.0f} %"
 
 
 def _form_rule(
@@ -832,10 +882,13 @@ _form_rule(
     """\
 s/step, img/s, s/img, s/video, psnr and ssim are numbers with exactly 2 decimals.
 
-Rounding a longer number (`71.9123` to `71.91`) and padding a measured one (s/step `0.9` to
-`0.90`) are safe fixes. A derived number is never padded: img/s `457` becomes the value
-recomputed from the row (an unsafe fix), and s/img or s/video (which may be measured end to end)
-get no fix.
+Padding with zeros (`0.9` to `0.90`, `49` to `49.00`) is presentation, a safe fix, the same in
+every 2-decimal column (s/step, img/s, s/img, s/video, psnr, ssim). Rounding a longer number is
+safe when it moves the value by at most 0.5 % of itself (`71.9123` to `71.91`); rounding that
+moves it more (`0.025` to `0.03`: +20 %) changes a measurement: an unsafe fix, and the message
+says by how much. Padding or rounding img/s or s/step so that the row's img/s no longer agrees
+with cards × batch size / s/step (`399.3` padded to `399.30` where the row computes 399.26) is
+unsafe too: img/s gets the recomputed value.
 
 Example:
     | ... | 0.9 | 71.9123 |
