@@ -495,3 +495,34 @@ def test_10b_a_benchmark_name_ending_in_a_newline_is_refused(tmp_path):
     (tmp_path / ".perfbot.yml").write_text(dump(cfg), encoding="utf-8")
     got = run_perfbot(["plan", "--config", ".perfbot.yml"], {}, tmp_path)
     assert got.returncode == 2 and "name: use letters, digits" in got.stderr
+
+
+def test_6b_a_file_command_file_too_large_to_keep_is_still_checked(tmp_path, monkeypatch):
+    from perfbot.runner import bench
+
+    cmds = tmp_path / "_runner_file_commands"
+    cmds.mkdir()
+    small, large = cmds / "set_env_1", cmds / "step_summary_1"
+    small.write_text("A=1\n")
+    large.write_text("x" * 100)
+    monkeypatch.setattr(bench, "_MAX_SNAPSHOT", 50)
+    env = {
+        "GITHUB_ENV": str(small),
+        "GITHUB_STEP_SUMMARY": str(large),
+        "RUNNER_TEMP": str(tmp_path),
+    }
+    before = bench._snapshot(bench._file_command_paths(env))
+    small.write_text("A=1\nLD_PRELOAD=x\n")
+    with large.open("a") as fh:
+        fh.write("more")
+    assert bench._restore_file_commands(before, env) == ["set_env_1", "step_summary_1"]
+    assert small.read_text() == "A=1\n"  # kept, so restored
+    assert bench._restore_file_commands(bench._snapshot([small, large]), env) == []
+
+
+def test_8b_no_line_of_perfbots_own_log_output_is_a_workflow_command():
+    from perfbot.github.markdown import no_command
+
+    text = "ok\n  ::error x\r::add-mask::y\r\n##[warning]z\n::stop-commands::t\nfine ::x::"
+    assert workflow_commands(no_command(text)) == []
+    assert no_command(text).replace(" ", "") == text.replace(" ", "")  # only spaces added

@@ -367,7 +367,10 @@ def write_outputs(path: str | None, values: Mapping[str, str]) -> None:
 def _log(msg: str) -> None:
     import sys
 
-    print(f"perfbot command: {msg}", file=sys.stderr)
+    from perfbot.github.markdown import no_command
+
+    # a reason may quote the pull request's config: never a workflow command in the job log
+    print(no_command(f"perfbot command: {msg}"), file=sys.stderr)
 
 
 @dataclass
@@ -851,7 +854,7 @@ def _files_line(inside: list[str], outside: list[str], total: int) -> str:
         f"The commands run this commit's code: the pull request changes {total} file(s), "
         f"{len(inside)} of them in the benchmarks' folders. Read them all before approving."
     ]
-    budget = _REPLY_BUDGET // 4
+    budget = _REPLY_BUDGET // 8
     for label, names in (("In the benchmarks' folders", inside), ("Elsewhere", outside)):
         if not names:
             continue

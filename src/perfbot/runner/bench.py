@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from perfbot import __version__
+from perfbot.github.markdown import no_command
 from perfbot.runner.envinfo import EnvInfo, detect_environment
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
@@ -335,35 +336,49 @@ def _file_command_paths(base: Mapping[str, str]) -> list[Path]:
     return sorted(paths)
 
 
-def _snapshot(paths: Iterable[Path]) -> dict[Path, bytes | None]:
-    """Each file's bytes (None: it did not exist), to compare and restore after the run."""
-    out: dict[Path, bytes | None] = {}
+def _snapshot(paths: Iterable[Path]) -> dict[Path, bytes | tuple[int, int] | None]:
+    """Each file's bytes (None: it did not exist), to compare and restore after the run; past
+    `_MAX_SNAPSHOT` bytes in all, only its size and mtime (a change is then seen, not undone)."""
+    out: dict[Path, bytes | tuple[int, int] | None] = {}
     total = 0
     for p in paths:
         try:
-            data = p.read_bytes() if p.is_file() else None
+            st = p.stat()
         except OSError:
-            data = None
-        total += len(data or b"")
+            out[p] = None
+            continue
+        total += st.st_size
         if total > _MAX_SNAPSHOT:
-            break
-        out[p] = data
+            out[p] = (st.st_size, st.st_mtime_ns)
+            continue
+        try:
+            out[p] = p.read_bytes()
+        except OSError:
+            out[p] = (st.st_size, st.st_mtime_ns)
     return out
 
 
-def _restore_file_commands(before: dict[Path, bytes | None], base: Mapping[str, str]) -> list[str]:
+def _restore_file_commands(
+    before: Mapping[Path, bytes | tuple[int, int] | None], base: Mapping[str, str]
+) -> list[str]:
     """Put back every file-command file the benchmark changed or created; the names changed."""
     changed: list[str] = []
     after = _file_command_paths(base)
     for p in sorted(set(before) | set(after)):
         old = before.get(p)
         try:
-            now = p.read_bytes() if p.is_file() or p.is_symlink() else None
+            if isinstance(old, tuple):
+                st = p.stat()
+                now: bytes | tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
+            else:
+                now = p.read_bytes() if p.is_file() or p.is_symlink() else None
         except OSError:
             now = b"\0unreadable"
         if now == old:
             continue
         changed.append(p.name)
+        if isinstance(old, tuple):
+            continue  # too large to have been kept: reported, not restored
         with contextlib.suppress(OSError):
             if p.is_symlink() or (p.exists() and not p.is_file()):
                 p.unlink()
@@ -382,16 +397,6 @@ def stop_commands_token() -> str | None:
     if os.environ.get("GITHUB_ACTIONS") != "true":
         return None
     return "perfbot-" + secrets.token_hex(16)
-
-
-def no_command(line: str) -> str:
-    """`line` such that the runner never reads it as a workflow command (`::cmd::`, `##[cmd]`),
-    even indented: a leading `::` or `##[` gets a space inside it."""
-    stripped = line.lstrip()
-    if stripped.startswith("::") or stripped.startswith("##["):
-        cut = len(line) - len(stripped) + 1
-        return line[:cut] + " " + line[cut:]
-    return line
 
 
 def run_benchmark(
@@ -585,7 +590,13 @@ def _measure_with_deadline(
             _measure_into(result, spec, cwd, out_path, since)
             Path(tmp).write_text(result.model_dump_json(), encoding="utf-8")
             code = 0
+        except BaseException:
+            if os.environ.get("PERFBOT_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
         finally:
+            sys.stderr.flush()
             os._exit(code)
     deadline = time.monotonic() + PARSE_DEADLINE
     status = None
