@@ -220,6 +220,39 @@ def test_2_the_approval_reply_names_every_changed_benchmark_key_and_file(tmp_pat
         assert f"`{train}`" in reply and "The commands run this commit's code" in reply
 
 
+def test_2b_with_approve_plan_only_an_approval_of_the_listed_plan_counts(tmp_path):
+    policy = {**BASE_CONFIG, "rerun": {"runners": RUNNERS, "approve_plan": True}}
+    with LoopbackGitHub() as gh:
+        gh.set_permission(APPROVER, "maintain")
+        gh.set_contents("main", ".perfbot.yml", dump(policy))
+        pr = gh.add_pull(changes={f"{FAKENET}/train.py": (TRAIN, TRAIN + "#\n")},
+                         contents={".perfbot.yml": dump(_s2_config())}, fork="mallory")  # fmt: skip
+        # the SHA alone is not an approval: the reply lists the plan and its digest
+        gate(gh, tmp_path, f"/perfbot ok-to-test {pr.head_sha}")
+        reply = replies(gh)[-1]
+        assert reply.count("Not approved yet") == 1 and "- `fakenet-zz-cache` (new)" in reply
+        (digest,) = re.findall(rf"/perfbot ok-to-test {pr.head_sha} plan=([0-9a-f]{{16}})", reply)
+        assert live(reply, ours=1) == []
+        got, out, _ = gate(gh, tmp_path, "/perfbot rerun fakenet-1p")
+        assert out["run"] == "false" and "`plan=` digest" in replies(gh)[-1]
+        # a made-up digest is not one either
+        gate(gh, tmp_path, f"/perfbot ok-to-test {pr.head_sha} plan={'0' * 16}")
+        assert "The plan `0000000000000000` you named is not this one" in replies(gh)[-1]
+        _, out, _ = gate(gh, tmp_path, "/perfbot rerun fakenet-1p")
+        assert out["run"] == "false"
+        # the listed plan is
+        gate(gh, tmp_path, f"/perfbot ok-to-test {pr.head_sha} plan={digest}")
+        assert "✅ `maintainer` approved commit" in replies(gh)[-1]
+        got, out, _ = gate(gh, tmp_path, "/perfbot rerun fakenet-1p")
+        assert out["run"] == "true" and out["sha"] == pr.head_sha, got.stderr
+        # what it was compared with changes: the approval no longer matches what would run
+        policy["benchmarks"] = policy["benchmarks"][:1]
+        gh.set_contents("main", ".perfbot.yml", dump(policy))
+        _, out, _ = gate(gh, tmp_path, "/perfbot rerun fakenet-1p")
+        assert out["run"] == "false"
+        assert "no longer what this commit would run" in replies(gh)[-1]
+
+
 # --- finding 3: nothing after the benchmark hangs ------------------------------------------------
 
 MINDCV_LINE = (

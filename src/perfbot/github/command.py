@@ -3,7 +3,7 @@
 The grammar reads the first non-blank line of a comment and nothing else::
 
     /perfbot rerun [TARGET ...] [KEY=VALUE ...]
-    /perfbot ok-to-test SHA
+    /perfbot ok-to-test SHA [plan=DIGEST]
     /perfbot help
 
 A TARGET is a README path (or a folder holding READMEs), a model name or a benchmark name: ASCII
@@ -101,8 +101,9 @@ USAGE = (
     + "KEYs: "
     + "; ".join(f"`{k.name}=` {k.help}" for k in KEYS.values())
     + ".\n"
-    "- `/perfbot ok-to-test SHA`: for a pull request from a fork, allow benchmarks to run "
-    "the head commit SHA (all 40 characters; a new push needs a new approval).\n"
+    "- `/perfbot ok-to-test SHA [plan=DIGEST]`: for a pull request from a fork, allow "
+    "benchmarks to run the head commit SHA (all 40 characters; a new push needs a new "
+    "approval; `plan=` as perfbot's reply gives it, where the default branch asks for it).\n"
     "- `/perfbot help`: this message.\n"
     "\n"
     "`rerun` and `ok-to-test` need write access to the repository."
@@ -121,6 +122,7 @@ class Rerun:
 @dataclass(frozen=True, slots=True)
 class OkToTest:
     sha: str | None = None  # lowercase hex, 7 to 40 digits, when given
+    plan: str | None = None  # the digest of perfbot's listing of what would run, when given
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,8 @@ def _describe(c: str) -> str:
 _KEY = re.compile(r"[a-z][a-z_-]{0,31}")
 _TARGET = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")
 _SHA = re.compile(r"[0-9a-f]{7,40}")
+PLAN_DIGITS = 16
+_PLAN = re.compile(rf"[0-9a-f]{{{PLAN_DIGITS}}}")
 _SUBCOMMANDS = ("rerun", "ok-to-test", "help")
 
 
@@ -249,12 +253,24 @@ def parse_comment(body: str | None) -> Command | None:
 def _parse_ok_to_test(args: list[str]) -> Command:
     if not args:
         return OkToTest()
-    if len(args) > 1:
-        return Invalid("`ok-to-test` takes at most one argument: the head commit SHA")
+    if len(args) > 2:
+        return Invalid(
+            "`ok-to-test` takes the head commit SHA and, where asked for, `plan=` and the digest "
+            "of perfbot's listing"
+        )
     sha = args[0].lower()
     if not _SHA.fullmatch(sha):
         return Invalid(f"{code(args[0])} is not a commit SHA (7 to 40 hexadecimal digits)")
-    return OkToTest(sha)
+    plan = None
+    if len(args) == 2:
+        key, eq, value = args[1].partition("=")
+        if key.lower() != "plan" or not eq or not _PLAN.fullmatch(value.lower()):
+            return Invalid(
+                f"{code(args[1])}: after the SHA, only `plan=` and the {PLAN_DIGITS}-digit digest "
+                "perfbot's reply gave"
+            )
+        plan = value.lower()
+    return OkToTest(sha, plan)
 
 
 def _parse_rerun(args: list[str]) -> Command:
@@ -327,6 +343,7 @@ class Approval:
     sha: str
     by: str
     comment_id: int  # the approver's own `/perfbot ok-to-test <sha>` comment
+    plan: str | None = None  # the plan digest it names, if any
 
 
 def ok_to_test_comments(comments: list[dict]) -> list[Approval]:
@@ -343,7 +360,7 @@ def ok_to_test_comments(comments: list[dict]) -> list[Approval]:
         cmd = parse_comment(c.get("body"))
         if isinstance(cmd, OkToTest) and cmd.sha and _FULL_SHA.fullmatch(cmd.sha):
             login = str((c.get("user") or {}).get("login") or "")
-            out.append(Approval(cmd.sha, login, int(c.get("id") or 0)))
+            out.append(Approval(cmd.sha, login, int(c.get("id") or 0), cmd.plan))
     return out
 
 
@@ -656,7 +673,7 @@ def _handle(run: _Run, cmd: Command, args, env) -> None:
         _ok_to_test(run, cmd, info, head, branch, policy_data, policy, args, env)
         return
     assert isinstance(cmd, Rerun)
-    if info.fork and not _approved(run, head, policy):
+    if info.fork and not _approved(run, head, policy, policy_data, args):
         return
     _rerun(run, cmd, head, policy, args)
 
@@ -687,12 +704,33 @@ def _ok_to_test(run: _Run, cmd: OkToTest, info, head: str, branch, policy_data, 
             "you read by its full SHA"
         )
         return
+    listing, digest = _what_would_run(run, head, branch, policy_data, policy, args, env)
     run.react("eyes")
+    if policy.approve_plan and (digest is None or cmd.plan != digest):
+        if digest is None:
+            ask = "Nothing can be approved at this commit until that is fixed."
+        else:
+            ask = (
+                "To approve exactly what is listed here, comment\n\n"
+                f"```\n/perfbot ok-to-test {head} plan={digest}\n```"
+            )
+        was = (
+            f"The plan `{cmd.plan}` you named is not this one: what this commit would run, or the "
+            "default branch's benchmarks it is compared with, changed. "
+            if cmd.plan
+            else ""
+        )
+        run.reply(
+            f"Not approved yet: `rerun.approve_plan` (on the default branch) asks an approval to "
+            f"name the plan below, so that what was never shown cannot be approved. {was}"
+            f"{ask}\n\n{listing}"
+        )
+        return
     run.reply(
         f"✅ `{run.login}` approved commit `{head}` of this pull request: someone with "
         f"`{policy.min_permission}` access may now comment `/perfbot rerun` to measure it, for as "
         "long as the approver keeps that access. A new push needs a new approval.\n\n"
-        + _what_would_run(run, head, branch, policy_data, policy, args, env)
+        + listing
         + "\n\n"
         + WITHDRAW
     )
@@ -706,16 +744,26 @@ WITHDRAW = (
 )
 
 
-def _approved(run: _Run, head: str, policy) -> bool:
-    """Whether a person who still has the permission approved exactly ``head``; refuses if not."""
+def _approved(run: _Run, head: str, policy, policy_data, args) -> bool:
+    """Whether a person who still has the permission approved exactly ``head`` (and, with
+    `rerun.approve_plan`, the plan perfbot listed, recomputed now); refuses if not."""
     client = run.client
     roles: dict[str, str] = {}
     others: list[str] = []
+    digest: list[str | None] = []  # computed once, when an approval of the head needs it
+    stale_plan = False
     for a in ok_to_test_comments(client.issue_comments(run.number)):
         if a.sha != head:
             if a.sha not in others:
                 others.append(a.sha)
             continue
+        if policy.approve_plan:
+            if not digest:
+                facts = _plan_facts(run, head, policy_data, args)
+                digest.append(None if isinstance(facts, str) else _plan_digest(head, *facts))
+            if a.plan is None or a.plan != digest[0]:
+                stale_plan = stale_plan or a.plan is not None
+                continue
         key = a.by.lower()
         if key not in roles:
             roles[key] = client.permission(a.by)
@@ -728,6 +776,13 @@ def _approved(run: _Run, head: str, policy) -> bool:
         f"someone with `{policy.min_permission}` access has read its head commit and commented "
         f"{_approve_hint(head)}"
     )
+    if policy.approve_plan:
+        why += (
+            " and the `plan=` digest perfbot's reply to it gave (`rerun.approve_plan` on the "
+            "default branch)"
+        )
+    if stale_plan:
+        why += "; the plan an approval names is no longer what this commit would run"
     if others:
         why += f"; the approval of `{others[0][:12]}`… does not cover the commits pushed since"
     run.refuse(why)
@@ -755,15 +810,9 @@ def _in_folder(path: str, folder: str) -> bool:
     return folder in ("", ".") or path == folder or path.startswith(folder + "/")
 
 
-def _what_would_run(run: _Run, head: str, branch: str, policy_data, policy, args, env) -> str:
-    """What an approval lets run, in full: every benchmark of the head that is new or differs from
-    the default branch's in any setting, every such setting with its whole value, and the files
-    the pull request changes (those in the benchmarks' folders first). Nothing is cut without
-    saying so and where the rest is (a permalink to the config at the commit). Untrusted text is
-    shown as code only."""
-    import posixpath
-
-    from perfbot.github.markdown import block
+def _plan_facts(run: _Run, head: str, policy_data, args):
+    """What an approval of ``head`` lets run: (head benchmarks, default-branch benchmarks by
+    name, files the pull request changes), or a note why it cannot be listed."""
     from perfbot.runner.spec import SpecError, validate_benchmarks
 
     data, problem = read_repo_config(run.client, args.config, head)
@@ -783,10 +832,46 @@ def _what_would_run(run: _Run, head: str, branch: str, policy_data, policy, args
         }
     except SpecError:
         known = {}  # fmt: skip
+    files = [str(f.get("filename") or "") for f in run.client.pull_files(run.number)]
+    return specs, known, files
+
+
+def _plan_digest(head: str, specs, known, files) -> str:
+    """A digest of everything the ok-to-test listing is made of: the commit, every setting of
+    its benchmarks and of the default branch's, the changed files."""
+    import hashlib
+    import json
+
+    data = {
+        "sha": head,
+        "benchmarks": [s.model_dump(mode="json") for s in specs],
+        "default_branch": {k: v.model_dump(mode="json") for k, v in sorted(known.items())},
+        "files": sorted(files),
+    }
+    text = json.dumps(data, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:PLAN_DIGITS]
+
+
+def _what_would_run(
+    run: _Run, head: str, branch: str, policy_data, policy, args, env
+) -> tuple[str, str | None]:
+    """What an approval lets run, in full, and the digest of it (None when the config at the
+    head cannot be read): every benchmark of the head that is new or differs from the default
+    branch's in any setting, every such setting with its whole value, and the files the pull
+    request changes (those in the benchmarks' folders first). Nothing is cut without saying so
+    and where the rest is (a permalink to the config at the commit). Untrusted text is shown as
+    code only."""
+    import posixpath
+
+    from perfbot.github.markdown import block
+
+    facts = _plan_facts(run, head, policy_data, args)
+    if isinstance(facts, str):
+        return facts, None
+    specs, known, files = facts
     config_url = f"{env.server_url}/{env.repository}/blob/{head}/{args.config}"
     base_dir = posixpath.dirname(args.config.replace("\\", "/"))
     folders = {posixpath.normpath(posixpath.join(base_dir, s.workdir)) for s in specs}
-    files = [str(f.get("filename") or "") for f in run.client.pull_files(run.number)]
     inside = [f for f in files if any(_in_folder(f, d) for d in folders)]
     outside = [f for f in files if f not in inside]
 
@@ -842,7 +927,7 @@ def _what_would_run(run: _Run, head: str, branch: str, policy_data, policy, args
             f"are the default branch `{branch}`'s."
         )
     out += ["", _files_line(inside, outside, len(files))]
-    return "\n".join(out)
+    return "\n".join(out), _plan_digest(head, specs, known, files)
 
 
 def _files_line(inside: list[str], outside: list[str], total: int) -> str:
