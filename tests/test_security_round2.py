@@ -311,6 +311,25 @@ def test_3b_a_log_glob_never_walks_symlink_loops(tmp_path):
     assert result["log_path"] == str(work / "msrun_log" / "worker_0.log")
 
 
+def test_3d_a_log_glob_stays_inside_the_workdir_and_stops_at_its_cap(tmp_path, monkeypatch):
+    import time
+
+    from perfbot.runner import bench
+
+    outside = tmp_path / "outside.log"
+    outside.write_text("secret\n")
+    work = tmp_path / "w"
+    (work / "logs").mkdir(parents=True)
+    (work / "logs" / "worker_0.log").write_text("x\n")
+    (work / "logs" / "worker_1.log").symlink_to(outside)  # out of the workdir: not a log
+    (work / "logs" / "up").symlink_to(tmp_path)  # a folder link: never entered
+    found, problem = bench._find_logs("**/*.log", work, time.time())
+    assert problem == "" and found == [work / "logs" / "worker_0.log"]
+    assert bench._find_logs("../outside.log", work, 0)[1].endswith("inside the benchmark's workdir")
+    monkeypatch.setattr(bench, "MAX_LOG_ENTRIES", 2)
+    assert "visited 2 entries" in bench._find_logs("**/*.log", work, 0)[1]
+
+
 def test_3c_reading_the_log_has_a_deadline(tmp_path, monkeypatch):
     import time
 

@@ -206,44 +206,46 @@ def _glob_in(cwd: Path, pattern: str, cap: int = MAX_LOG_ENTRIES) -> tuple[list[
             continue
         seen.add((folder, i))
         part, last = parts[i], i == len(parts) - 1
-        if part == "**":
-            if last:  # `a/**` matches files at any depth below a/
-                parts_end = True
-            else:
-                parts_end = False
-                stack.append((folder, i + 1))  # zero folders
+        if part == "**" and not last:  # `**/x`: x here too (zero folders); `a/**`: any file
+            stack.append((folder, i + 1))
         try:
-            with os.scandir(folder) as it:
-                entries = list(it)
+            it = os.scandir(folder)
         except OSError:
             continue
-        for e in entries:
-            visited += 1
-            if visited > cap:
-                return found, True
-            hidden = e.name.startswith(".")
-            try:
-                is_dir = e.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if part == "**":
-                if hidden:
-                    continue
-                if is_dir:
-                    stack.append((e.path, i))
-                elif parts_end and _file_inside(e, root):
-                    found.append(Path(e.path))
-                continue
-            if hidden and not part.startswith("."):
-                continue
-            if not fnmatch.fnmatchcase(e.name, part):
-                continue
-            if last:
-                if not is_dir and _file_inside(e, root):
-                    found.append(Path(e.path))
-            elif is_dir:
-                stack.append((e.path, i + 1))
+        with it:  # entry by entry: a folder of millions of files stops at the cap, unread
+            for e in it:
+                visited += 1
+                if visited > cap:
+                    return found, True
+                _glob_entry(e, part, i, last, root, stack, found)
     return found, False
+
+
+def _glob_entry(e: os.DirEntry, part: str, i: int, last: bool, root: str,
+                stack: list[tuple[str, int]], found: list[Path]) -> None:  # fmt: skip
+    """One directory entry of :func:`_glob_in`'s walk: a match, a folder to enter, or nothing."""
+    hidden = e.name.startswith(".")
+    try:
+        is_dir = e.is_dir(follow_symlinks=False)
+    except OSError:
+        return
+    if part == "**":
+        if hidden:
+            return
+        if is_dir:
+            stack.append((e.path, i))
+        elif last and _file_inside(e, root):
+            found.append(Path(e.path))
+        return
+    if hidden and not part.startswith("."):
+        return
+    if not fnmatch.fnmatchcase(e.name, part):
+        return
+    if last:
+        if not is_dir and _file_inside(e, root):
+            found.append(Path(e.path))
+    elif is_dir:
+        stack.append((e.path, i + 1))
 
 
 def _file_inside(entry: os.DirEntry, root: str) -> bool:
@@ -262,7 +264,7 @@ def _find_logs(pattern: str, cwd: Path, since: float) -> tuple[list[Path], str]:
     first: one per rank when their names carry distinct rank numbers, else only the newest."""
     if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
         return [], f"log file '{pattern}' must be a path inside the benchmark's workdir"
-    matches, capped = _glob_in(cwd, pattern)
+    matches, capped = _glob_in(cwd, pattern, MAX_LOG_ENTRIES)
     if capped:
         return [], (
             f"log file '{pattern}': the search visited {MAX_LOG_ENTRIES:,} entries under {cwd} "
