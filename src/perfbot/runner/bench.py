@@ -615,7 +615,7 @@ def _measure_with_deadline(
             time.sleep(0.02)
         if status is not None and os.waitstatus_to_exitcode(status) == 0:
             got = BenchResult.model_validate_json(Path(tmp).read_text(encoding="utf-8"))
-            for name in (*_MEASURED_FIELDS, "message", "notes", "ranks"):
+            for name in BenchResult.model_fields:  # the child began as a copy of `result`
                 setattr(result, name, getattr(got, name))
         elif status is None:
             result.message = (
