@@ -4,10 +4,12 @@
 #
 # Every dependency, and the build backend, comes from requirements/action.lock with its hash
 # (pip-compile --generate-hashes; see the lock's header to regenerate it), so an action ref
-# builds the same Python packages every day. The base image is a tag: pin it by digest
-# (`FROM python:3.11-slim@sha256:...`, from `docker buildx imagetools inspect python:3.11-slim`)
-# when you publish, or use a prebuilt image (docs/github-action.md).
-FROM python:3.11-slim
+# builds the same Python packages every day. The base image is pinned by digest, so a moved or
+# re-pushed tag cannot change what runs; the tag it was read from:
+#   python:3.11.10-slim-bookworm
+# To move to a newer base, read the digest of the tag you choose
+# (`docker buildx imagetools inspect python:3.11-slim`, the index digest) and replace both.
+FROM python:3.11.10-slim-bookworm@sha256:5148c0e4bbb64271bca1d3322360ebf4bfb7564507ae32dd639322e4952a6b16
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \

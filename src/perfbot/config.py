@@ -115,6 +115,9 @@ class RerunConfig(_Strict):
     slower_threshold: float = Field(0.05, ge=0, allow_inf_nan=False)
     noisy_cv: float = Field(0.05, ge=0, allow_inf_nan=False)
     push: bool = False
+    # A fork's approval must name the digest of the plan perfbot replied with
+    # (`/perfbot ok-to-test SHA plan=DIGEST`), so what was never shown cannot be approved.
+    approve_plan: bool = False
     # The runner label sets a benchmark's `runs_on` may name (compared as sets, ignoring case);
     # any other set is refused, so a pull request cannot reach other runners of the repository.
     runners: list[list[str]] = Field(

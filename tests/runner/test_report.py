@@ -141,7 +141,8 @@ def test_one_suggestion_per_row_in_the_diff():
         "**perfbot rerun** `dit-1p`: s/step `0.89` → `0.91`, img/s `71.91` → `70.15` (s/step +2.5 %)"
     )
     assert (
-        "measured over 95 steps, CV 1.0 % on `ascend-07` (MindSpore 2.3.1, CANN 8.0.RC2)." in body
+        "measured over 95 steps, CV 1.0 % on `ascend-07` (MindSpore `2.3.1`, CANN `8.0.RC2`)."
+        in body
     )
     assert (
         "```suggestion\n| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n```"
@@ -347,7 +348,9 @@ def test_posts_one_review_with_a_suggestion_per_row_in_the_diff(posting, tmp_pat
     body = review["body"]
     assert f"[`{PATH}:15`](https://github.com/org/models/blob/{pr.head_sha}/{PATH}#L15)" in body
     assert "[The workflow run](https://github.com/org/models/actions/runs/4242)." in body
-    assert capsys.readouterr().out.startswith("### perfbot rerun")
+    out = capsys.readouterr().out.splitlines()  # fenced: the log tails are not commands
+    assert out[0].startswith("::stop-commands::perfbot-") and out[-1] == f"::{out[0][17:]}::"
+    assert out[1].startswith("### perfbot rerun")
 
 
 def test_a_pull_request_that_moved_on_gets_the_rows_in_the_body(posting, tmp_path):

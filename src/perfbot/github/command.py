@@ -3,7 +3,7 @@
 The grammar reads the first non-blank line of a comment and nothing else::
 
     /perfbot rerun [TARGET ...] [KEY=VALUE ...]
-    /perfbot ok-to-test SHA
+    /perfbot ok-to-test SHA [plan=DIGEST]
     /perfbot help
 
 A TARGET is a README path (or a folder holding READMEs), a model name or a benchmark name: ASCII
@@ -101,8 +101,9 @@ USAGE = (
     + "KEYs: "
     + "; ".join(f"`{k.name}=` {k.help}" for k in KEYS.values())
     + ".\n"
-    "- `/perfbot ok-to-test SHA`: for a pull request from a fork, allow benchmarks to run "
-    "the head commit SHA (all 40 characters; a new push needs a new approval).\n"
+    "- `/perfbot ok-to-test SHA [plan=DIGEST]`: for a pull request from a fork, allow "
+    "benchmarks to run the head commit SHA (all 40 characters; a new push needs a new "
+    "approval; `plan=` as perfbot's reply gives it, where the default branch asks for it).\n"
     "- `/perfbot help`: this message.\n"
     "\n"
     "`rerun` and `ok-to-test` need write access to the repository."
@@ -121,6 +122,7 @@ class Rerun:
 @dataclass(frozen=True, slots=True)
 class OkToTest:
     sha: str | None = None  # lowercase hex, 7 to 40 digits, when given
+    plan: str | None = None  # the digest of perfbot's listing of what would run, when given
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,8 @@ def _describe(c: str) -> str:
 _KEY = re.compile(r"[a-z][a-z_-]{0,31}")
 _TARGET = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._/-]*")
 _SHA = re.compile(r"[0-9a-f]{7,40}")
+PLAN_DIGITS = 16
+_PLAN = re.compile(rf"[0-9a-f]{{{PLAN_DIGITS}}}")
 _SUBCOMMANDS = ("rerun", "ok-to-test", "help")
 
 
@@ -249,12 +253,24 @@ def parse_comment(body: str | None) -> Command | None:
 def _parse_ok_to_test(args: list[str]) -> Command:
     if not args:
         return OkToTest()
-    if len(args) > 1:
-        return Invalid("`ok-to-test` takes at most one argument: the head commit SHA")
+    if len(args) > 2:
+        return Invalid(
+            "`ok-to-test` takes the head commit SHA and, where asked for, `plan=` and the digest "
+            "of perfbot's listing"
+        )
     sha = args[0].lower()
     if not _SHA.fullmatch(sha):
         return Invalid(f"{code(args[0])} is not a commit SHA (7 to 40 hexadecimal digits)")
-    return OkToTest(sha)
+    plan = None
+    if len(args) == 2:
+        key, eq, value = args[1].partition("=")
+        if key.lower() != "plan" or not eq or not _PLAN.fullmatch(value.lower()):
+            return Invalid(
+                f"{code(args[1])}: after the SHA, only `plan=` and the {PLAN_DIGITS}-digit digest "
+                "perfbot's reply gave"
+            )
+        plan = value.lower()
+    return OkToTest(sha, plan)
 
 
 def _parse_rerun(args: list[str]) -> Command:
@@ -306,6 +322,7 @@ def _parse_rerun(args: list[str]) -> Command:
 ROLES = ("none", "read", "triage", "write", "maintain", "admin")
 FORK_MIN_PERMISSION = "write"  # the least `rerun.min_permission` that may approve a fork's code
 REPLY_MARKER = "<!-- perfbot:reply -->"
+MAX_REPLIES = 50  # replies perfbot posts on one pull request; then it only reacts
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")
 
@@ -326,6 +343,7 @@ class Approval:
     sha: str
     by: str
     comment_id: int  # the approver's own `/perfbot ok-to-test <sha>` comment
+    plan: str | None = None  # the plan digest it names, if any
 
 
 def ok_to_test_comments(comments: list[dict]) -> list[Approval]:
@@ -342,7 +360,7 @@ def ok_to_test_comments(comments: list[dict]) -> list[Approval]:
         cmd = parse_comment(c.get("body"))
         if isinstance(cmd, OkToTest) and cmd.sha and _FULL_SHA.fullmatch(cmd.sha):
             login = str((c.get("user") or {}).get("login") or "")
-            out.append(Approval(cmd.sha, login, int(c.get("id") or 0)))
+            out.append(Approval(cmd.sha, login, int(c.get("id") or 0), cmd.plan))
     return out
 
 
@@ -366,7 +384,10 @@ def write_outputs(path: str | None, values: Mapping[str, str]) -> None:
 def _log(msg: str) -> None:
     import sys
 
-    print(f"perfbot command: {msg}", file=sys.stderr)
+    from perfbot.github.markdown import no_command
+
+    # a reason may quote the pull request's config: never a workflow command in the job log
+    print(no_command(f"perfbot command: {msg}"), file=sys.stderr)
 
 
 @dataclass
@@ -378,6 +399,7 @@ class _Run:
     comment_id: int
     login: str
     outputs: dict[str, str] = field(default_factory=lambda: {"run": "false"})
+    _replies: int | None = None  # perfbot's replies on the pull request so far, once counted
 
     def react(self, content: str) -> None:
         from perfbot.github.client import GitHubError
@@ -387,10 +409,13 @@ class _Run:
         except GitHubError as e:  # a reaction is a courtesy: say so, go on
             _log(f"could not react with {content}: {e}")
 
-    def reply(self, text: str) -> dict:
+    def reply(self, text: str) -> dict | None:
         from perfbot.github.client import GitHubError, NetworkError
         from perfbot.github.suggest import clamp_body
 
+        if self.replies_left() <= 0:
+            _log(f"not replying: perfbot has replied {MAX_REPLIES} times on this pull request")
+            return None
         who = f"@{self.login} " if _LOGIN.fullmatch(self.login) else ""
         body = clamp_body(f"{who}{text}\n\n{REPLY_MARKER}")
         try:
@@ -403,6 +428,16 @@ class _Run:
                 if (c.get("body") or "") == body:
                     return c
             return self.client.create_issue_comment(self.number, body)
+
+    def replies_left(self) -> int:
+        """How many more replies perfbot may post on this pull request (:data:`MAX_REPLIES`)."""
+        if self._replies is None:
+            self._replies = sum(
+                1
+                for c in self.client.issue_comments(self.number)
+                if _is_bot(c) and REPLY_MARKER in str(c.get("body") or "")
+            )
+        return MAX_REPLIES - self._replies
 
     def refuse(self, reason: str, *, usage: bool = False) -> None:
         _log(f"refused: {reason}")
@@ -571,13 +606,44 @@ def command_main(argv: list[str]) -> int:
 
 
 def _approve_hint(head: str) -> str:
-    return f"`/perfbot ok-to-test {head}`"
+    """How to approve, without a paste-ready approval: the approver copies the SHA of the commit
+    they read. A SHA printed here would be the head when perfbot looked, which may be a commit
+    pushed after the approver's comment, one nobody has read."""
+    return (
+        "`/perfbot ok-to-test <full SHA>`, with the full 40-character SHA of the commit they read "
+        f"(copied from the pull request's Commits tab; the head is now `{head[:12]}`…)"
+    )
 
 
 def _handle(run: _Run, cmd: Command, args, env) -> None:
     from perfbot.github.event import PullRequestInfo
 
     client = run.client
+    pull = client.pull(run.number)
+    info = PullRequestInfo.from_api(pull, env.repository or "")
+    # The policy (who may ask, which runners) is the default branch's, as the workflow itself
+    # is: never the pull request's head, nor its base, which its author chooses.
+    branch = default_branch(pull, env.payload)
+    policy_data, policy, problem = None, None, None
+    if not branch:
+        problem = "GitHub did not say which branch is the repository's default branch"
+    else:
+        policy_data, problem = read_repo_config(client, args.config, branch)
+        if problem:
+            problem = f"the default branch's {problem}"
+        else:
+            try:
+                policy = rerun_policy(policy_data, args.config)
+            except ValueError as e:
+                problem = f"the default branch's {e}"
+    # Only someone who may ask gets a reply (help and mistakes included): anyone else's
+    # `/perfbot ...` gets a reaction, so no account can make the bot talk in a pull request.
+    minimum = policy.min_permission if policy is not None else FORK_MIN_PERMISSION
+    role = client.permission(run.login)
+    if not role_at_least(role, minimum):
+        _log(f"refused without a reply: `{run.login}` has `{role}`, and `{minimum}` is needed")
+        run.react("confused")
+        return
     if isinstance(cmd, Invalid):
         run.refuse(cmd.reason, usage=True)
         return
@@ -585,23 +651,8 @@ def _handle(run: _Run, cmd: Command, args, env) -> None:
         run.react("eyes")
         run.reply(USAGE)
         return
-
-    pull = client.pull(run.number)
-    info = PullRequestInfo.from_api(pull, env.repository or "")
-    # The policy (who may ask, which runners) is the default branch's, as the workflow itself
-    # is: never the pull request's head, nor its base, which its author chooses.
-    branch = default_branch(pull, env.payload)
-    if not branch:
-        run.refuse("GitHub did not say which branch is the repository's default branch")
-        return
-    policy_data, problem = read_repo_config(client, args.config, branch)
-    if problem:
-        run.refuse(f"the default branch's {problem}")
-        return
-    try:
-        policy = rerun_policy(policy_data, args.config)
-    except ValueError as e:
-        run.refuse(f"the default branch's {e}")
+    if problem or policy is None:
+        run.refuse(problem or "the default branch's `rerun:` settings cannot be read")
         return
     if info.fork and not role_at_least(policy.min_permission, FORK_MIN_PERMISSION):
         run.refuse(
@@ -609,14 +660,6 @@ def _handle(run: _Run, cmd: Command, args, env) -> None:
             "would let people without write access approve and run code from forks on the "
             f"Ascend runners; for pull requests from forks it must be `{FORK_MIN_PERMISSION}` "
             "or more"
-        )
-        return
-    role = client.permission(run.login)
-    what = "`/perfbot ok-to-test`" if isinstance(cmd, OkToTest) else "`/perfbot rerun`"
-    if not role_at_least(role, policy.min_permission):
-        run.refuse(
-            f"{what} needs `{policy.min_permission}` access to this repository or more, and "
-            f"`{run.login}` has `{role}`"
         )
         return
     if pull.get("state") != "open":
@@ -628,15 +671,16 @@ def _handle(run: _Run, cmd: Command, args, env) -> None:
         return
 
     if isinstance(cmd, OkToTest):
-        _ok_to_test(run, cmd, info, head, branch, policy_data, policy, args)
+        _ok_to_test(run, cmd, info, head, branch, policy_data, policy, args, env)
         return
     assert isinstance(cmd, Rerun)
-    if info.fork and not _approved(run, head, policy):
+    if info.fork and not _approved(run, head, policy, policy_data, args):
         return
     _rerun(run, cmd, head, policy, args)
 
 
-def _ok_to_test(run: _Run, cmd: OkToTest, info, head: str, branch, policy_data, policy, args):
+def _ok_to_test(run: _Run, cmd: OkToTest, info, head: str, branch, policy_data, policy, args,
+                env):  # fmt: skip
     if not info.fork:
         run.react("eyes")
         run.reply(
@@ -649,35 +693,78 @@ def _ok_to_test(run: _Run, cmd: OkToTest, info, head: str, branch, policy_data, 
         run.refuse(
             f"an approval must name the full 40-character commit it approves, and this names "
             f"{given} (a push, or a commit made to share a short prefix, could take its place). "
-            f"The head of this pull request is now `{head}`: if that is the commit you have "
-            f"read, comment\n\n```\n/perfbot ok-to-test {head}\n```"
+            "Copy the full SHA of the commit you have read from the pull request's Commits tab "
+            "and comment `/perfbot ok-to-test <full SHA>`. perfbot does not offer the head to "
+            f"paste: it is now `{head[:12]}`…, and a push after your comment would be that commit"
         )
         return
     if cmd.sha != head:
         run.refuse(
-            f"the head of this pull request is now `{head}`, not `{cmd.sha}`: look at the new "
-            f"commits, then approve the new head with {_approve_hint(head)}"
+            f"the head of this pull request is now `{head[:12]}`…, not `{cmd.sha[:12]}`…: "
+            "commits were pushed after the one you approved. Read them, then approve the commit "
+            "you read by its full SHA"
         )
         return
+    listing, digest = _what_would_run(run, head, branch, policy_data, policy, args, env)
     run.react("eyes")
+    if policy.approve_plan and (digest is None or cmd.plan != digest):
+        if digest is None:
+            ask = "Nothing can be approved at this commit until that is fixed."
+        else:
+            ask = (
+                "To approve exactly what is listed here, comment\n\n"
+                f"```\n/perfbot ok-to-test {head} plan={digest}\n```"
+            )
+        was = (
+            f"The plan `{cmd.plan}` you named is not this one: what this commit would run, or the "
+            "default branch's benchmarks it is compared with, changed. "
+            if cmd.plan
+            else ""
+        )
+        run.reply(
+            f"Not approved yet: `rerun.approve_plan` (on the default branch) asks an approval to "
+            f"name the plan below, so that what was never shown cannot be approved. {was}"
+            f"{ask}\n\n{listing}"
+        )
+        return
     run.reply(
         f"✅ `{run.login}` approved commit `{head}` of this pull request: someone with "
         f"`{policy.min_permission}` access may now comment `/perfbot rerun` to measure it, for as "
         "long as the approver keeps that access. A new push needs a new approval.\n\n"
-        + _what_would_run(run, head, branch, policy_data, policy, args)
+        + listing
+        + "\n\n"
+        + WITHDRAW
     )
 
 
-def _approved(run: _Run, head: str, policy) -> bool:
-    """Whether a person who still has the permission approved exactly ``head``; refuses if not."""
+WITHDRAW = (
+    "To withdraw this approval, delete your `/perfbot ok-to-test` comment (or edit its first "
+    "line): approvals are read afresh at every `/perfbot rerun`. It also ends with a new push, "
+    "or when the approver loses write access. Benchmarks already dispatched stop when their "
+    "workflow run is cancelled."
+)
+
+
+def _approved(run: _Run, head: str, policy, policy_data, args) -> bool:
+    """Whether a person who still has the permission approved exactly ``head`` (and, with
+    `rerun.approve_plan`, the plan perfbot listed, recomputed now); refuses if not."""
     client = run.client
     roles: dict[str, str] = {}
     others: list[str] = []
+    digest: list[str | None] = []  # computed once, when an approval of the head needs it
+    stale_plan = False
     for a in ok_to_test_comments(client.issue_comments(run.number)):
         if a.sha != head:
             if a.sha not in others:
                 others.append(a.sha)
             continue
+        if policy.approve_plan:
+            if not digest:
+                facts = _plan_facts(run, head, policy_data, args)
+                digest.append(None if isinstance(facts, str) else _plan_digest(head, *facts))
+            if a.plan is None or a.plan != digest[0]:
+                stale_plan = stale_plan or a.plan is not None
+                continue
         key = a.by.lower()
         if key not in roles:
             roles[key] = client.permission(a.by)
@@ -687,25 +774,46 @@ def _approved(run: _Run, head: str, policy) -> bool:
             return True
     why = (
         "this pull request comes from a fork, so its code runs on the Ascend runners only after "
-        f"someone with `{policy.min_permission}` access has read it and commented "
+        f"someone with `{policy.min_permission}` access has read its head commit and commented "
         f"{_approve_hint(head)}"
     )
+    if policy.approve_plan:
+        why += (
+            " and the `plan=` digest perfbot's reply to it gave (`rerun.approve_plan` on the "
+            "default branch)"
+        )
+    if stale_plan:
+        why += "; the plan an approval names is no longer what this commit would run"
     if others:
-        why += f" (the approval of `{others[0][:12]}` does not cover the commits pushed since)"
+        why += f"; the approval of `{others[0][:12]}`… does not cover the commits pushed since"
     run.refuse(why)
     return False
 
 
-def _bench_summary(spec) -> tuple:
-    return (tuple(spec.command), spec.workdir, tuple(sorted(spec.env.items())),
-            tuple(sorted(x.lower() for x in spec.runs_on)))  # fmt: skip
+_REPLY_BUDGET = 60_000  # characters of an ok-to-test reply (GitHub takes 65,536)
 
 
-def _what_would_run(run: _Run, head: str, branch: str, policy_data, policy, args) -> str:
-    """What an approval lets run: the head's benchmarks whose command, folder, environment or
-    runner labels differ from the default branch's (all shown as code, never as Markdown)."""
-    import shlex
+def _changed_keys(old, new) -> list[str]:
+    """Every setting of benchmark ``new`` that differs from ``old`` (same name)."""
+    a, b = old.model_dump(mode="json"), new.model_dump(mode="json")
+    return [k for k in b if a.get(k) != b[k]]
 
+
+def _value(v: object) -> str:
+    """A setting's value, unambiguous and complete: JSON, non-ASCII as ``\\u`` escapes (so an
+    invisible character shows)."""
+    import json
+
+    return json.dumps(v, ensure_ascii=True)
+
+
+def _in_folder(path: str, folder: str) -> bool:
+    return folder in ("", ".") or path == folder or path.startswith(folder + "/")
+
+
+def _plan_facts(run: _Run, head: str, policy_data, args):
+    """What an approval of ``head`` lets run: (head benchmarks, default-branch benchmarks by
+    name, files the pull request changes), or a note why it cannot be listed."""
     from perfbot.runner.spec import SpecError, validate_benchmarks
 
     data, problem = read_repo_config(run.client, args.config, head)
@@ -715,40 +823,139 @@ def _what_would_run(run: _Run, head: str, branch: str, policy_data, policy, args
         specs = validate_benchmarks((data or {}).get("benchmarks"), source=args.config)
     except SpecError:
         return (
-            f"Note: `{args.config}` at this commit has problems: `/perfbot rerun` will say which."
+            f"Note: `{args.config}` at this commit has problems: `/perfbot rerun` will refuse "
+            "it and say which."
         )
     try:
         known = {
-            s.name: _bench_summary(s)
+            s.name: s
             for s in validate_benchmarks((policy_data or {}).get("benchmarks"), source=args.config)
         }
     except SpecError:
         known = {}  # fmt: skip
-    changed = [s for s in specs if known.get(s.name) != _bench_summary(s)]
-    if not changed:
-        return (
-            f"Its {len(specs)} benchmark(s) run the same commands on the same runners as on the "
-            f"default branch `{branch}`."
+    files = [str(f.get("filename") or "") for f in run.client.pull_files(run.number)]
+    return specs, known, files
+
+
+def _plan_digest(head: str, specs, known, files) -> str:
+    """A digest of everything the ok-to-test listing is made of: the commit, every setting of
+    its benchmarks and of the default branch's, the changed files."""
+    import hashlib
+    import json
+
+    data = {
+        "sha": head,
+        "benchmarks": [s.model_dump(mode="json") for s in specs],
+        "default_branch": {k: v.model_dump(mode="json") for k, v in sorted(known.items())},
+        "files": sorted(files),
+    }
+    text = json.dumps(data, sort_keys=True, ensure_ascii=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:PLAN_DIGITS]
+
+
+def _what_would_run(
+    run: _Run, head: str, branch: str, policy_data, policy, args, env
+) -> tuple[str, str | None]:
+    """What an approval lets run, in full, and the digest of it (None when the config at the
+    head cannot be read): every benchmark of the head that is new or differs from the default
+    branch's in any setting, every such setting with its whole value, and the files the pull
+    request changes (those in the benchmarks' folders first). Nothing is cut without saying so
+    and where the rest is (a permalink to the config at the commit). Untrusted text is shown as
+    code only."""
+    import posixpath
+
+    from perfbot.github.markdown import block
+
+    facts = _plan_facts(run, head, policy_data, args)
+    if isinstance(facts, str):
+        return facts, None
+    specs, known, files = facts
+    config_url = f"{env.server_url}/{env.repository}/blob/{head}/{args.config}"
+    base_dir = posixpath.dirname(args.config.replace("\\", "/"))
+    folders = {posixpath.normpath(posixpath.join(base_dir, s.workdir)) for s in specs}
+    inside = [f for f in files if any(_in_folder(f, d) for d in folders)]
+    outside = [f for f in files if f not in inside]
+
+    changed: list[tuple[object, list[str] | None]] = []
+    for s in specs:
+        old = known.get(s.name)
+        keys = None if old is None else _changed_keys(old, s)
+        if keys is None or keys:
+            changed.append((s, keys))
+
+    out: list[str] = []
+    if changed:
+        out += [
+            f"**What this approval lets run** ([`{args.config}` at this commit]({config_url})): "
+            f"{len(changed)} of its {len(specs)} benchmark(s) are new or differ from the default "
+            f"branch `{branch}`'s:",
+            "",
+        ]
+        for s, keys in changed:
+            flag = "" if policy.allows_runner(s.runs_on) else " ⚠️ not in `rerun.runners`: refused"
+            what = "new" if keys is None else "changed " + ", ".join(f"`{k}`" for k in keys)
+            out.append(f"- {code(s.name, 100)} ({what}){flag}")
+        values = []
+        for s, keys in changed:
+            old = known.get(s.name)
+            values.append(f"{s.name}:" + ("  # new" if keys is None else ""))
+            dump = s.model_dump(mode="json")
+            for k in keys if keys is not None else list(dump):
+                values.append(f"  {k}: {_value(dump[k])}")
+                if old is not None:
+                    values.append(f"  # {branch}: {_value(old.model_dump(mode='json')[k])}")
+        shown = block("\n".join(values), "yaml")
+        out += ["", "<details><summary>Every new or changed value, in full</summary>", ""]
+        if len(shown) + sum(map(len, out)) < _REPLY_BUDGET // 2:
+            out += [shown]
+        else:
+            out += [
+                f"The values are too long for a comment ({len(shown):,} characters): read them "
+                f"in [`{args.config}` at this commit]({config_url})."
+            ]
+        out += ["", "</details>"]
+        if sum(map(len, out)) > _REPLY_BUDGET * 2 // 3:  # thousands of benchmarks
+            out = [
+                f"**What this approval lets run**: {len(changed)} of the {len(specs)} benchmarks "
+                f"are new or differ from the default branch `{branch}`'s, too many to list in a "
+                f"comment: read [`{args.config}` at this commit]({config_url}) in full before "
+                "approving."
+            ]
+    else:
+        out.append(
+            f"**What this approval lets run**: the settings of the {len(specs)} benchmark(s) "
+            f"(command, folder, environment, runners, log, regex, timeout and every other key) "
+            f"are the default branch `{branch}`'s."
         )
+    out += ["", _files_line(inside, outside, len(files))]
+    return "\n".join(out), _plan_digest(head, specs, known, files)
+
+
+def _files_line(inside: list[str], outside: list[str], total: int) -> str:
+    """The files the pull request changes, those in the benchmarks' folders first: the commands
+    run this commit's code, whatever the settings say."""
+    if not total:
+        return "The pull request changes no file."
     lines = [
-        f"Benchmarks new or changed since the default branch `{branch}` "
-        f"({len(changed)} of {len(specs)}):",
-        "",
+        f"The commands run this commit's code: the pull request changes {total} file(s), "
+        f"{len(inside)} of them in the benchmarks' folders. Read them all before approving."
     ]
-    for s in changed[:30]:
-        cmd = " ".join(shlex.quote(a) for a in s.command)
-        flag = "" if policy.allows_runner(s.runs_on) else " ⚠️ not in `rerun.runners`: refused"
-        extra = f", in {code(s.workdir, 100)}" if s.workdir not in ("", ".") else ""
-        if s.env:
-            env = " ".join(f"{k}={v}" for k, v in s.env.items())
-            extra += f", env {code(env, 200)}"
-        lines.append(
-            f"- {code(s.name, 100)}{' (new)' if s.name not in known else ''}: "
-            f"{code(cmd, 300)}{extra}, on {code(', '.join(s.runs_on), 200)}{flag}"
-        )
-    if len(changed) > 30:
-        lines.append(f"- … and {len(changed) - 30} more")
-    return "\n".join(lines)
+    budget = _REPLY_BUDGET // 8
+    for label, names in (("In the benchmarks' folders", inside), ("Elsewhere", outside)):
+        if not names:
+            continue
+        shown: list[str] = []
+        used = 0
+        for f in names:
+            item = code(f, 300)
+            if used + len(item) > budget:
+                break
+            shown.append(item)
+            used += len(item) + 2
+        rest = len(names) - len(shown)
+        more = f", and {rest} more (the pull request's Files tab lists them)" if rest else ""
+        lines.append(f"{label}: " + ", ".join(shown) + more + ".")
+    return "\n\n".join(lines)
 
 
 def _rerun(run: _Run, cmd: Rerun, head: str, policy, args) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
-import glob
+import fnmatch
 import json
 import os
 import re
@@ -26,6 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from perfbot import __version__
+from perfbot.github.markdown import no_command
 from perfbot.runner.envinfo import EnvInfo, detect_environment
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
@@ -181,10 +182,94 @@ def _rank_of(path: Path) -> int | None:
     return int(m.group(1) or m.group(2))
 
 
+MAX_LOG_ENTRIES = 100_000  # directory entries a `log` glob may visit
+
+
+def _glob_in(cwd: Path, pattern: str, cap: int = MAX_LOG_ENTRIES) -> tuple[list[Path], bool]:
+    """Files under `cwd` matching the relative glob `pattern` (`*`, `?`, `[...]` within one
+    name, `**` for any folders), and whether the walk stopped at `cap` entries.
+
+    Symlinked folders are never entered and a symlinked file counts only when it resolves
+    inside `cwd`: the tree is the pull request's, and two committed links such as
+    `cache/a -> ..` would make `glob.glob(..., recursive=True)` walk for hours."""
+    parts = [x for x in pattern.replace("\\", "/").split("/") if x not in ("", ".")]
+    if not parts or pattern.startswith("/") or ".." in parts:
+        return [], False
+    root = os.path.realpath(cwd)
+    found: list[Path] = []
+    visited = 0
+    seen: set[tuple[str, int]] = set()
+    stack: list[tuple[str, int]] = [(root, 0)]
+    while stack:
+        folder, i = stack.pop()
+        if (folder, i) in seen:
+            continue
+        seen.add((folder, i))
+        part, last = parts[i], i == len(parts) - 1
+        if part == "**" and not last:  # `**/x`: x here too (zero folders); `a/**`: any file
+            stack.append((folder, i + 1))
+        try:
+            it = os.scandir(folder)
+        except OSError:
+            continue
+        with it:  # entry by entry: a folder of millions of files stops at the cap, unread
+            for e in it:
+                visited += 1
+                if visited > cap:
+                    return found, True
+                _glob_entry(e, part, i, last, root, stack, found)
+    return found, False
+
+
+def _glob_entry(e: os.DirEntry, part: str, i: int, last: bool, root: str,
+                stack: list[tuple[str, int]], found: list[Path]) -> None:  # fmt: skip
+    """One directory entry of :func:`_glob_in`'s walk: a match, a folder to enter, or nothing."""
+    hidden = e.name.startswith(".")
+    try:
+        is_dir = e.is_dir(follow_symlinks=False)
+    except OSError:
+        return
+    if part == "**":
+        if hidden:
+            return
+        if is_dir:
+            stack.append((e.path, i))
+        elif last and _file_inside(e, root):
+            found.append(Path(e.path))
+        return
+    if hidden and not part.startswith("."):
+        return
+    if not fnmatch.fnmatchcase(e.name, part):
+        return
+    if last:
+        if not is_dir and _file_inside(e, root):
+            found.append(Path(e.path))
+    elif is_dir:
+        stack.append((e.path, i + 1))
+
+
+def _file_inside(entry: os.DirEntry, root: str) -> bool:
+    """A regular file, or a symlink to one inside `root`."""
+    try:
+        if entry.is_symlink():
+            real = os.path.realpath(entry.path)
+            return real.startswith(root + os.sep) and os.path.isfile(real)
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def _find_logs(pattern: str, cwd: Path, since: float) -> tuple[list[Path], str]:
     """Files matching `pattern` (relative to `cwd`) written since `since` (epoch secs), newest
     first: one per rank when their names carry distinct rank numbers, else only the newest."""
-    matches = [Path(p) for p in glob.glob(os.path.join(cwd, pattern), recursive=True)]
+    if os.path.isabs(pattern) or ".." in pattern.replace("\\", "/").split("/"):
+        return [], f"log file '{pattern}' must be a path inside the benchmark's workdir"
+    matches, capped = _glob_in(cwd, pattern, MAX_LOG_ENTRIES)
+    if capped:
+        return [], (
+            f"log file '{pattern}': the search visited {MAX_LOG_ENTRIES:,} entries under {cwd} "
+            "and stopped; name the log's folder in `log`"
+        )
     files = []
     for p in matches:
         with contextlib.suppress(OSError):
@@ -235,6 +320,87 @@ def benchmark_env(base: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in base.items() if k not in _JOB_ONLY and not k.startswith("ACTIONS_")}
 
 
+_FILE_COMMANDS = ("GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE",
+                  "GITHUB_STEP_SUMMARY")  # fmt: skip
+_MAX_SNAPSHOT = 64 * 1024 * 1024  # bytes of file-command files kept to restore
+
+
+def _file_command_paths(base: Mapping[str, str]) -> list[Path]:
+    """The step's file-command files: the runner applies what is appended to them to the job's
+    *later* steps (environment, PATH, outputs, state, summary). Named by the variables, and
+    every file of `$RUNNER_TEMP/_runner_file_commands/` (the benchmark does not need the
+    variables to find that folder)."""
+    paths = {Path(base[k]) for k in _FILE_COMMANDS if base.get(k)}
+    if base.get("RUNNER_TEMP"):
+        folder = Path(base["RUNNER_TEMP"]) / "_runner_file_commands"
+        with contextlib.suppress(OSError):
+            paths.update(p for p in folder.iterdir() if p.is_file() and not p.is_symlink())
+    return sorted(paths)
+
+
+def _snapshot(paths: Iterable[Path]) -> dict[Path, bytes | tuple[int, int] | None]:
+    """Each file's bytes (None: it did not exist), to compare and restore after the run; past
+    `_MAX_SNAPSHOT` bytes in all, only its size and mtime (a change is then seen, not undone)."""
+    out: dict[Path, bytes | tuple[int, int] | None] = {}
+    total = 0
+    for p in paths:
+        try:
+            st = p.stat()
+        except OSError:
+            out[p] = None
+            continue
+        total += st.st_size
+        if total > _MAX_SNAPSHOT:
+            out[p] = (st.st_size, st.st_mtime_ns)
+            continue
+        try:
+            out[p] = p.read_bytes()
+        except OSError:
+            out[p] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def _restore_file_commands(
+    before: Mapping[Path, bytes | tuple[int, int] | None], base: Mapping[str, str]
+) -> list[str]:
+    """Put back every file-command file the benchmark changed or created; the names changed."""
+    changed: list[str] = []
+    after = _file_command_paths(base)
+    for p in sorted(set(before) | set(after)):
+        old = before.get(p)
+        try:
+            if isinstance(old, tuple):
+                st = p.stat()
+                now: bytes | tuple[int, int] | None = (st.st_size, st.st_mtime_ns)
+            else:
+                now = p.read_bytes() if p.is_file() or p.is_symlink() else None
+        except OSError:
+            now = b"\0unreadable"
+        if now == old:
+            continue
+        changed.append(p.name)
+        if isinstance(old, tuple):
+            continue  # too large to have been kept: reported, not restored
+        with contextlib.suppress(OSError):
+            if p.is_symlink() or (p.exists() and not p.is_file()):
+                p.unlink()
+            if old is None:
+                p.unlink(missing_ok=True)
+            else:
+                p.write_bytes(old)
+    return changed
+
+
+def stop_commands_token() -> str | None:
+    """A random token to fence untrusted output with `::stop-commands::` in a GitHub Actions job
+    (the runner reads lines of the job log that start with `::` as workflow commands)."""
+    import secrets
+
+    if os.environ.get("GITHUB_ACTIONS") != "true":
+        return None
+    return "perfbot-" + secrets.token_hex(16)
+
+
 def run_benchmark(
     spec: BenchmarkSpec,
     *,
@@ -254,7 +420,8 @@ def run_benchmark(
     """
     base = Path(workdir)
     cwd = (base / spec.workdir).resolve()
-    proc_env = benchmark_env(os.environ if env is None else env)
+    job_env = os.environ if env is None else env
+    proc_env = benchmark_env(job_env)
     proc_env.setdefault("PYTHONUNBUFFERED", "1")
     proc_env["MS_COMPILER_CACHE_ENABLE"] = "0"  # measure graph compile from scratch
     proc_env.update(spec.env)
@@ -283,8 +450,10 @@ def run_benchmark(
         sink_mode=spec.sink_mode,
         output_path=str(out_path),
     )
+    # the runner's own environment, not the benchmark's `env` (the pull request's choice): a
+    # CANN path, a runner name or a commit are read from where the job runs
     environment = detect_environment(
-        root, workdir=cwd, environ=proc_env, python=_python_of(spec.command, proc_env)
+        root, workdir=cwd, environ=job_env, python=_python_of(spec.command, proc_env)
     )
     result.environment = environment
     result.commit = environment.commit
@@ -296,6 +465,11 @@ def run_benchmark(
 
     t0 = time.monotonic()
     echo_to = getattr(sys.stdout, "buffer", None) if echo else None
+    token = stop_commands_token() if echo_to is not None else None
+    if token:
+        sys.stdout.write(f"::stop-commands::{token}\n")
+        sys.stdout.flush()
+    commands_before = _snapshot(_file_command_paths(job_env))
     try:
         outcome = run_tree(
             spec.command,
@@ -314,14 +488,27 @@ def run_benchmark(
         result.message = msg
         result.log_tail = [msg]
         return result
+    finally:
+        if token:
+            sys.stdout.write(f"\n::{token}::\n")
+            sys.stdout.flush()
+        tampered = _restore_file_commands(commands_before, job_env)
     timed_out = outcome.timed_out
     result.notes.extend(outcome.notes)
     result.duration = round(time.monotonic() - t0, 3)
     result.returncode = outcome.returncode
 
-    _measure_into(result, spec, cwd, out_path, started_wall)
+    _measure_with_deadline(result, spec, cwd, out_path, started_wall)
 
-    if timed_out:
+    if tampered:
+        result.status = "failed"
+        result.message = (
+            "the benchmark wrote to the job's file-command files ("
+            + ", ".join(tampered[:5])
+            + "), through which a step sets the environment, PATH and outputs of the job's "
+            "later steps; perfbot restored them and does not report this run"
+        )
+    elif timed_out:
         result.status = "timeout"
         result.message = f"killed after the {spec.timeout:g} s timeout" + _measured(result)
     elif outcome.output_capped:
@@ -379,6 +566,72 @@ _MEASURED_FIELDS = (
     "run_mode",
     "graph_compile_note",
 )
+
+
+PARSE_DEADLINE = 600.0  # seconds for reading and measuring the log(s) after the command
+
+
+def _measure_with_deadline(
+    result: BenchResult, spec: BenchmarkSpec, cwd: Path, out_path: Path, since: float
+) -> None:
+    """:func:`_measure_into` in a forked child killed after `PARSE_DEADLINE` seconds: the log and
+    the `regex` are the pull request's, and a match that backtracks, or a huge log, must not hold
+    the runner after the benchmark's own timeout is over. Without fork (not Linux/macOS) it
+    runs in this process."""
+    if not hasattr(os, "fork"):
+        _measure_into(result, spec, cwd, out_path, since)
+        return
+    fd, tmp = tempfile.mkstemp(prefix="perfbot-measure-", suffix=".json")
+    os.close(fd)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: measure, write the result, leave without cleanup handlers
+        code = 1
+        try:
+            _measure_into(result, spec, cwd, out_path, since)
+            Path(tmp).write_text(result.model_dump_json(), encoding="utf-8")
+            code = 0
+        except BaseException:
+            if os.environ.get("PERFBOT_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    deadline = time.monotonic() + PARSE_DEADLINE
+    status = None
+    try:
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() >= deadline:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                status = None
+                break
+            time.sleep(0.02)
+        if status is not None and os.waitstatus_to_exitcode(status) == 0:
+            got = BenchResult.model_validate_json(Path(tmp).read_text(encoding="utf-8"))
+            for name in BenchResult.model_fields:  # the child began as a copy of `result`
+                setattr(result, name, getattr(got, name))
+        elif status is None:
+            result.message = (
+                f"reading the log took longer than {PARSE_DEADLINE:g} s and was stopped (a "
+                "`regex` or `log` glob too slow for this log?)"
+            )
+        else:
+            result.message = "reading the log failed (a perfbot bug: PERFBOT_DEBUG=1 says more)"
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        raise
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
 
 
 def _measure_into(
@@ -642,15 +895,16 @@ def bench_main(argv: list[str]) -> int:
         _err(f"cannot write {out}: {exc.strerror or exc}")
         return 2
     sys.stdout.flush()
-    print(f"perfbot bench: {spec.name}: {result.status}: {result.message}", file=sys.stderr)
+    print(no_command(f"perfbot bench: {spec.name}: {result.status}: {result.message}"),
+          file=sys.stderr)  # fmt: skip
     for note in result.notes:
-        print(f"  note: {note}", file=sys.stderr)
+        print(no_command(f"  note: {note}"), file=sys.stderr)
     if result.table:
         cells = ", ".join(f"{k} {v}" for k, v in result.table.items())
         print(f"  row: {cells}", file=sys.stderr)
     if result.status in ("failed", "timeout") and result.log_tail and args.quiet:
         print("  last lines of the output:", file=sys.stderr)
         for line in result.log_tail[-20:]:
-            print(f"    {line}", file=sys.stderr)
+            print(no_command(f"    {line}"), file=sys.stderr)
     print(f"  wrote {out} (output in {output})", file=sys.stderr)
     return 0 if result.status == "ok" else 1

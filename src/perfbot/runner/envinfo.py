@@ -26,6 +26,7 @@ __all__ = [
     "firmware_version",
     "git_commit",
     "mindspore_version",
+    "plain_version",
 ]
 
 ASCEND = Path("usr/local/Ascend")
@@ -193,6 +194,19 @@ def git_commit(
     return sha or None
 
 
+_PLAIN_VERSION = re.compile(r"(?=[^0-9]{0,39}[0-9])[A-Za-z0-9][A-Za-z0-9._+~-]{0,39}")
+
+
+def plain_version(value: str | None) -> str | None:
+    """``value`` when it reads as a version (letters, digits and ``._+~-``, at most 40
+    characters, a digit among them), else None. What a version file or a probe prints ends up
+    in the results, the review and a README line: nothing but a version is kept."""
+    if not isinstance(value, str):
+        return None
+    v = value.strip()
+    return v if _PLAIN_VERSION.fullmatch(v) else None
+
+
 def detect_environment(
     root: str | Path = "/",
     *,
@@ -210,10 +224,10 @@ def detect_environment(
             return None
 
     return EnvInfo(
-        mindspore=safe(mindspore_version, root, python),
-        cann=safe(cann_version, root, environ),
-        driver=safe(driver_version, root),
-        firmware=safe(firmware_version, root),
+        mindspore=plain_version(safe(mindspore_version, root, python)),
+        cann=plain_version(safe(cann_version, root, environ)),
+        driver=plain_version(safe(driver_version, root)),
+        firmware=plain_version(safe(firmware_version, root)),
         python=platform.python_version(),
         machine=platform.machine() or None,
         runner=environ.get("RUNNER_NAME") or None,

@@ -37,7 +37,7 @@ from perfbot.github.command import code
 from perfbot.github.markdown import block, message
 from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
 from perfbot.hunks import Hunk, can_suggest
-from perfbot.runner.bench import BenchResult, ResultsError, load_results
+from perfbot.runner.bench import BenchResult, ResultsError, load_results, stop_commands_token
 from perfbot.runner.refresh import RowRefresh, apply_refreshes, proposals, refresh
 from perfbot.runner.versions_table import TableProposal
 from perfbot.source import Source, decode
@@ -155,7 +155,7 @@ def _measured_line(r: BenchResult) -> str:
         parts.append(f"CV {r.cv * 100:.1f} %")
     env = r.environment
     where = ", ".join(
-        f"{k} {v}" for k, v in (("MindSpore", env.mindspore), ("CANN", env.cann)) if v
+        f"{k} {code(v, 40)}" for k, v in (("MindSpore", env.mindspore), ("CANN", env.cann)) if v
     )
     runner = f" on {code(r.runner)}" if r.runner else ""
     return f"measured over {', '.join(parts)}{runner}" + (f" ({where})" if where else "")
@@ -819,7 +819,7 @@ def _report_local(
 
     groups = refresh_all(results, read=read, config=config, config_path=config_file.name)
     plan = plan_review(groups, rerun=config.rerun, notes=notes, missing=missing)
-    print(plan.body)
+    _print_body(plan.body)
     _step_summary(plan.body)
     if args.write:
         for source, _ in groups:
@@ -832,6 +832,18 @@ def _report_local(
                 return 2
             print(f"perfbot report: wrote {root / source.path}", file=sys.stderr)
     return 1 if plan.failed else 0
+
+
+def _print_body(body: str) -> None:
+    """The review body on stdout, fenced with `::stop-commands::` in a GitHub Actions job: its
+    log tails are the benchmark's output, which must not reach the runner as workflow commands."""
+    token = stop_commands_token()
+    if token:
+        print(f"::stop-commands::{token}")
+    print(body)
+    if token:
+        print(f"::{token}::")
+    sys.stdout.flush()
 
 
 def _report_pull(
@@ -866,7 +878,7 @@ def _report_pull(
     except ValueError as e:  # a config problem, already worded for the user
         _err(str(e))
         return 2
-    print(plan.body)
+    _print_body(plan.body)
     _step_summary(plan.body)
     return 1 if plan.failed else 0
 

@@ -25,7 +25,9 @@ __all__ = [
 ]
 
 MAX_TIMEOUT = 6 * 3600  # seconds: the bench job's `timeout-minutes: 360` in the example workflow
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # used with fullmatch: no "\n" at the end
+MAX_REGEX = 500  # characters of a user `regex:`
+MAX_REGEX_DEPTH = 10  # nested groups in it
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|sec|secs|m|min|mins|h|hr|hrs)?\s*$", re.I)
 _DURATION_UNIT = {"s": 1, "sec": 1, "secs": 1, "m": 60, "min": 60, "mins": 60, "h": 3600}
 _DURATION_UNIT |= {"hr": 3600, "hrs": 3600}
@@ -232,9 +234,10 @@ class BenchmarkSpec(BaseModel):
     @field_validator("name")
     @classmethod
     def _check_name(cls, v: str) -> str:
-        if not _NAME_RE.match(v):
+        if not _NAME_RE.fullmatch(v):
             raise ValueError(
-                "use letters, digits, '.', '_' and '-' only, starting with a letter or digit"
+                "use letters, digits, '.', '_' and '-' only (at most 100), starting with a "
+                "letter or digit"
             )
         return v
 
@@ -326,13 +329,9 @@ class BenchmarkSpec(BaseModel):
     def _check_regex(cls, v: str | None) -> str | None:
         if v is None:
             return v
-        try:
-            pattern = re.compile(v)
-        except re.error as exc:
-            raise ValueError(f"not a valid regular expression: {exc}") from None
-        groups = pattern.groupindex
-        if ("ms" in groups) == ("s" in groups):
-            raise ValueError("needs exactly one named group: (?P<ms>...) or (?P<s>...)")
+        problem = regex_problem(v)
+        if problem:
+            raise ValueError(problem)
         return v
 
     @model_validator(mode="after")
@@ -357,6 +356,90 @@ class BenchmarkSpec(BaseModel):
         if self.sampling_steps is not None and not self.inference:
             raise ValueError("'sampling_steps' is only used with 'inference: true'")
         return self
+
+
+def _group_depth(regex: str) -> int:
+    """The deepest nesting of parentheses in ``regex`` (escapes and character classes skipped),
+    counted before compiling: a deep pattern would exhaust the compiler's recursion."""
+    depth = deepest = 0
+    i, n, in_class = 0, len(regex), False
+    while i < n:
+        c = regex[i]
+        if c == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = c != "]"
+        elif c == "[":
+            in_class = True
+            if regex[i + 1 : i + 2] == "]":
+                i += 1
+        elif c == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif c == ")":
+            depth = max(depth - 1, 0)
+        i += 1
+    return deepest
+
+
+def _backtracks(items: Any, under_repeat: bool) -> str | None:
+    """Why the parsed pattern ``items`` can backtrack exponentially, or None."""
+    from re import _constants as c  # type: ignore[attr-defined]
+
+    repeats = (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT)
+    stack = [(items, under_repeat)]
+    while stack:
+        seq, under = stack.pop()
+        for op, av in seq:
+            if op in repeats:
+                _lo, hi, body = av
+                if under and hi > 1:
+                    return "a quantifier inside a quantified group (such as `(a+)+`)"
+                stack.append((body, under or hi > 1))
+            elif op is c.BRANCH:
+                if under:
+                    return "alternatives inside a quantified group (such as `(a|ab)*`)"
+                stack.extend((b, under) for b in av[1])
+            elif op is c.SUBPATTERN:
+                stack.append((av[-1], under))
+            elif op in (c.ASSERT, c.ASSERT_NOT):
+                stack.append((av[1], under))
+            elif op in (c.GROUPREF, c.GROUPREF_EXISTS):
+                return "a backreference"
+            elif op is c.ATOMIC_GROUP:
+                stack.append((av, under))
+    return None
+
+
+def regex_problem(regex: str) -> str | None:
+    """Why a user ``regex:`` is refused, or None. It is matched against every line of a log
+    the pull request's code writes, after the benchmark: a pattern that can backtrack
+    exponentially (nested quantifiers, quantified alternatives, backreferences) could hold the
+    runner for hours, so it is refused here; what is left runs under the parse deadline."""
+    import re._parser as sre_parse  # type: ignore[import-not-found]
+
+    if len(regex) > MAX_REGEX:
+        return f"is {len(regex)} characters long; at most {MAX_REGEX}"
+    if _group_depth(regex) > MAX_REGEX_DEPTH:
+        return f"nests groups more than {MAX_REGEX_DEPTH} deep"
+    try:
+        pattern = re.compile(regex)
+        parsed = sre_parse.parse(regex)
+    except re.error as exc:
+        return f"not a valid regular expression: {exc}"
+    except (RecursionError, OverflowError, ValueError, TypeError) as exc:
+        return f"not a usable regular expression: {type(exc).__name__}"
+    why = _backtracks(parsed, False)
+    if why:
+        return (
+            f"{why} can take exponential time on a long log line; write it without (for "
+            "example `time: (?P<s>[0-9.]+)`)"
+        )
+    groups = pattern.groupindex
+    if ("ms" in groups) == ("s" in groups):
+        return "needs exactly one named group: (?P<ms>...) or (?P<s>...)"
+    return None
 
 
 def _cell_text(value: Any) -> str:
