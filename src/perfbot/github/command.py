@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # PyGithub is imported only when a command runs
     from perfbot.github.client import Client
+    from perfbot.runner.spec import BenchmarkSpec
 
 __all__ = [
     "KEYS",
@@ -876,7 +877,7 @@ def _what_would_run(
     inside = [f for f in files if any(_in_folder(f, d) for d in folders)]
     outside = [f for f in files if f not in inside]
 
-    changed: list[tuple[object, list[str] | None]] = []
+    changed: list[tuple[BenchmarkSpec, list[str] | None]] = []
     for s in specs:
         old = known.get(s.name)
         keys = None if old is None else _changed_keys(old, s)

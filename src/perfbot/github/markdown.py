@@ -36,6 +36,8 @@ from __future__ import annotations
 
 import re
 
+from perfbot.display import no_command
+
 __all__ = [
     "ZWJ",
     "block",
@@ -212,21 +214,3 @@ def block(text: str, info: str = "") -> str:
     body = break_comments("\n".join(lines))
     fence = "`" * fence_length(body)
     return f"{fence}{info}\n{body}\n{fence}"
-
-
-_LOG_LINE = re.compile(r"(\r\n|\r|\n)")
-
-
-def no_command(text: str) -> str:
-    """``text`` for a job log (stdout or stderr of a step) such that GitHub's runner reads none of
-    its lines as a workflow command: a line that starts, after blanks, with ``::`` or ``##[``
-    gets a space after its first character. Lines end at LF, CR or CRLF, as the runner reads
-    them."""
-    parts = _LOG_LINE.split(text)
-    for i in range(0, len(parts), 2):
-        line = parts[i]
-        stripped = line.lstrip()
-        if stripped.startswith(("::", "##[")):
-            cut = len(line) - len(stripped) + 1
-            parts[i] = line[:cut] + " " + line[cut:]
-    return "".join(parts)

@@ -26,7 +26,7 @@ from typing import Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from perfbot import __version__
-from perfbot.github.markdown import no_command
+from perfbot.display import no_command
 from perfbot.runner.envinfo import EnvInfo, detect_environment
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
