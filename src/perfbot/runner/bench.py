@@ -15,7 +15,6 @@ import glob
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -29,6 +28,7 @@ from perfbot import __version__
 from perfbot.runner.envinfo import EnvInfo, detect_environment
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
+from perfbot.runner.msversion import benchmark_interpreter
 from perfbot.runner.proctree import run_tree
 from perfbot.runner.spec import BenchmarkSpec, SpecError, load_benchmarks
 
@@ -162,12 +162,10 @@ def _tail(path: Path, n: int = TAIL_LINES) -> list[str]:
     return lines[-n:]
 
 
-def _python_of(command: Sequence[str], env: Mapping[str, str]) -> str | None:
-    """The interpreter of a `python ...` command, to ask it for the MindSpore version."""
-    prog = command[0]
-    if not Path(prog).name.startswith("python"):
-        return None
-    return shutil.which(prog, path=env.get("PATH"))
+def _python_of(spec: BenchmarkSpec, env: Mapping[str, str], cwd: Path) -> Path | None:
+    """The benchmark's interpreter (its `python:`, the command's `python`, or a console script's
+    `#!` interpreter), whose installed MindSpore is the benchmark's."""
+    return benchmark_interpreter(spec.command, env, explicit=spec.python, cwd=cwd)
 
 
 _RANK_RE = re.compile(r"(?:worker|rank)[_-]?(\d+)|[_-](\d+)\.(?:log|txt)$", re.I)
@@ -284,7 +282,11 @@ def run_benchmark(
         output_path=str(out_path),
     )
     environment = detect_environment(
-        root, workdir=cwd, environ=proc_env, python=_python_of(spec.command, proc_env)
+        root,
+        workdir=cwd,
+        environ=proc_env,
+        python=_python_of(spec, proc_env, cwd),
+        checkout=base.resolve(),
     )
     result.environment = environment
     result.commit = environment.commit
