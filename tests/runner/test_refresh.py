@@ -46,6 +46,7 @@ def result(**kw) -> BenchResult:
         "s_per_step": 0.912345,
         "graph_compile_s": 250.0,
         "cv": 0.01,
+        "environment": {"mindspore": "2.3.1"},  # the version of the tables below
     }
     base.update(kw)
     return BenchResult.model_validate(base)
@@ -325,11 +326,23 @@ def test_a_pynative_run_keeps_the_tables_notation_for_graph_compile():
     # the same row in a graph-mode table does get the compile time
     (rr,) = refresh(src(), [result(graph_compile_s=400.0)])
     assert rr.cell("graph compile").new == "7 mins"
-    # unless bench says the run was PyNative (`run_mode`, from the logs slice's BenchResult)
+    # a PyNative result (`run_mode`) never lands in the graph-mode table of its version: it
+    # goes to a PyNative table of its own, with no graph compile
     pynative = result(graph_compile_s=400.0).model_copy(update={"run_mode": "pynative"})
     (rr,) = refresh(src(), [pynative])
-    assert rr.cell("graph compile") is None
-    assert any("a PyNative run compiles no graph" in n for n in rr.notes)
+    assert rr.cell("graph compile") is None and rr.fix is None
+    assert rr.new_version == "2.3.1"
+    new = apply_refreshes(src(), [rr])
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.89 | 71.91 |" in new  # kept
+    assert new.count("mindspore 2.3.1 pynative mode.") == 1
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | - | 0.91 | 70.15 |" in new
+    # and a graph result for a row that is only in a PyNative table goes to a graph table
+    graph = result(graph_compile_s=400.0).model_copy(update={"run_mode": "graph"})
+    (rr,) = refresh(src(text), [graph])
+    assert rr.new_version == "2.3.1"
+    new = apply_refreshes(src(text), [rr])
+    assert "with mindspore 2.3.1 graph mode.\n" in new
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | 7 mins | 0.91 | 70.15 |" in new
 
 
 # --- another MindSpore version: a table of its own ----------------------------------------------
@@ -410,10 +423,18 @@ def test_the_versions_own_table_is_used_when_there_is_one():
         "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n"
     ) in new
     assert new.count("mindspore 2.7.1 graph mode") == 1
-    # a runner on the table's own version, or one that reported no MindSpore: in place
-    for env in (on("2.3.1"), on(None)):
-        (rr,) = refresh(src(WITH_REQ), [result(**env)])
-        assert rr.new_version is None and rr.fix is not None
+    # a runner on the table's own version: in place
+    (rr,) = refresh(src(WITH_REQ), [result(**on("2.3.1"))])
+    assert rr.new_version is None and rr.fix is not None
+    # a runner that reported no MindSpore: nothing moves into or out of a version's table
+    (rr,) = refresh(src(WITH_REQ), [result(**on(None))])
+    assert rr.new_version is None and rr.fix is None
+    assert "MindSpore version the benchmark ran is unknown" in (rr.problem or "")
+    assert apply_refreshes(src(WITH_REQ), [rr]) == WITH_REQ
+    # ... but a table that names no version is refreshed in place
+    plain = WITH_REQ.replace("with mindspore 2.3.1 graph mode.", "in graph mode.")
+    (rr,) = refresh(src(plain), [result(**on(None))])
+    assert rr.problem is None and rr.fix is not None
 
 
 def test_untrusted_environment_values_never_reach_the_readme():
