@@ -468,3 +468,57 @@ def test_the_versions_table_in_another_section_is_used():
         "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n"
     )
     assert new.count("mindspore 2.7.1 graph mode") == 1
+
+
+ACC_README = """\
+## Requirements
+
+| mindspore | ascend driver |  firmware   | cann toolkit/kernel |
+|:---------:|:-------------:|:-----------:|:-------------------:|
+|   2.5.0   |    24.1.0     | 7.5.0.3.220 |     8.0.0.beta1     |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.5.0 graph mode.
+
+| model name | params(M) | cards | batch size | resolution | jit level | graph compile | ms/step | img/s | acc@top1 | recipe |
+|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|
+| resnet18 | 11.70 | 1 | 64 | 224x224 | O2 | 5s | 600.00 | 106.67 | 70.21 | [yaml](r.yaml) |
+"""
+
+
+def test_a_moved_row_carries_only_what_was_measured():
+    """The new version's row keeps the settings, gets the measured cells, and the placeholder
+    (with a note) for graph compile when it was not measured and for accuracy: the old
+    version's values are not measurements on the new one (issue 23 item 2)."""
+    r = result(
+        row={"model name": "resnet18"},
+        batch_size=64,
+        s_per_step=0.5,
+        graph_compile_s=None,
+        img_per_s=128.0,
+        **on("2.10.0"),
+    )
+    (rr,) = refresh(src(ACC_README), [r])
+    assert rr.new_version == "2.10.0"
+    assert rr.new_row == (
+        "| resnet18 | 11.70 | 1 | 64 | 224x224 | O2 | - | 500.00 | 128.00 | - | [yaml](r.yaml) |"
+    )
+    assert any("`graph compile`" in n and "`acc@top1`" in n for n in rr.notes)
+    assert not any("left as it is" in n for n in rr.notes)
+    # measured compile: the new value, accuracy still not
+    (rr,) = refresh(src(ACC_README), [r.model_copy(update={"graph_compile_s": 6.2})])
+    assert "| O2 | 6s | 500.00 | 128.00 | - |" in (rr.new_row or "")
+
+
+def test_the_new_requirements_row_is_padded_like_its_aligned_table():
+    r = result(row={"model name": "resnet18"}, s_per_step=0.5, img_per_s=128.0, **on("2.10.0"))
+    (rr,) = refresh(src(ACC_README), [r])
+    (line,) = rr.proposal.requirements
+    assert line == "|   2.10.0  |    -          | -           |     -               |"
+    header = ACC_README.splitlines()[2]
+    assert [i for i, c in enumerate(line) if c == "|"] == [
+        i for i, c in enumerate(header) if c == "|"
+    ]
+    # the sentence's device is the old table's: said, not hidden
+    assert any("perfbot does not detect the chip" in n for n in rr.proposal.notes)

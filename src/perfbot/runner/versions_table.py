@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from perfbot.engine import Context
 from perfbot.fix import Edit, Fix
-from perfbot.model import Table
+from perfbot.model import Row, Table
 from perfbot.parse import canonical_sentence
 from perfbot.source import Source
 from perfbot.spec.versions import (
@@ -205,6 +205,37 @@ def requirement_values(
     return out, notes
 
 
+def _pipes(raw: str) -> list[int]:
+    return [i for i, ch in enumerate(raw) if ch == "|" and (i == 0 or raw[i - 1] != "\\")]
+
+
+def _like_row(table: Table, cells: Sequence[str]) -> str:
+    """A line of ``table`` holding ``cells``: in an aligned table (its last row's pipes where the
+    header's are) padded like that row, each cell starting where the row's does within its
+    pipes and filled to the same width; else a plain ``| a | b |`` line."""
+    plain = "| " + " | ".join(cells) + " |"
+    model: Row | None = table.rows[-1] if table.rows else None
+    if (
+        model is None
+        or len(model.cells) != len(cells)
+        or not model.raw.lstrip().startswith("|")
+        or _pipes(model.raw) != _pipes(table.header.raw)
+    ):
+        return plain
+    raw = model.raw
+    out = [raw[: raw.index("|")]]
+    for cell, text in zip(model.cells, cells, strict=True):
+        left = raw.rfind("|", 0, cell.start)
+        right = raw.find("|", max(cell.end, left + 1))
+        if left < 0 or right < 0:
+            return plain
+        lead = max(1, cell.start - left - 1) if cell.end > cell.start else 1
+        width = right - left - 1
+        seg = " " * lead + text
+        out.append("|" + (seg.ljust(width) if len(seg) < width else f" {text} "))
+    return "".join(out) + "|"
+
+
 def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> None:
     """Give every row of ``rows`` that moves to another version (``new_version``) one shared
     :class:`TableProposal` for its README (``rr.proposal``)."""
@@ -263,6 +294,19 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
                 lines.append("")  # text right under the table stays apart from the new one
             what = f"MindSpore {version}" + (f" {mode} mode" if mode else "")
             titles.setdefault(anchor, []).append(f"add a {what} table")
+            device = src_table.sentence.device if src_table.sentence else None
+            proposal.notes.append(
+                f"the new table's sentence names the device of the table it comes from "
+                f"(`{device or '910*'}`): perfbot does not detect the chip"
+                + (
+                    " (and this runner reported no Ascend driver or CANN)"
+                    if not any(
+                        (rr.result.environment.driver, rr.result.environment.cann) for rr in members
+                    )
+                    else ""
+                )
+                + "; correct it if the benchmark ran on another one"
+            )
         inserts.setdefault(anchor, []).extend(lines)
     for anchor, lines in sorted(inserts.items()):
         proposal.fixes.append(
@@ -296,7 +340,7 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
             values, notes = requirement_values(ctx, version, env)
             proposal.notes.extend(notes)
             cells = [values.get(name or "", "") for name in columns]
-            new_lines.append("| " + " | ".join(cells) + " |")
+            new_lines.append(_like_row(req, cells))
         if new_lines:
             anchor = _last_line(req)
             proposal.requirements = new_lines
