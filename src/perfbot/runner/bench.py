@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from perfbot import __version__
 from perfbot.runner.envinfo import EnvInfo, detect_environment
+from perfbot.runner.integrity import check_cv, check_wall, last_run, run_note
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
 from perfbot.runner.msversion import benchmark_interpreter
@@ -134,6 +135,11 @@ class BenchResult(BaseModel):
     runner: str | None = None
     log_tail: list[str] = Field(default_factory=list, description="Last output lines if not ok")
     notes: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Checks of the log the review flags: `log_vs_wall` (the step times add up "
+        "to far less than the command ran), `cv_zero` (every step time the same)",
+    )
     perfbot_version: str = __version__
 
     @property
@@ -380,6 +386,7 @@ _MEASURED_FIELDS = (
     "step_times",
     "run_mode",
     "graph_compile_note",
+    "flags",
 )
 
 
@@ -477,6 +484,9 @@ def _measure_log(
     if not samples:
         result.message = f"no step times found in the log (read as {fmt})"
         return
+    samples, runs = last_run(samples)
+    if runs:
+        result.notes.append(run_note(samples, runs))
     if pynative is None:
         pynative = read.pynative
     result.run_mode = "pynative" if pynative else "graph"
@@ -495,12 +505,23 @@ def _measure_log(
     result.graph_compile_s = _r(m.graph_compile_s)
     result.graph_compile_note = m.compile_note
     result.first_step_s = _r(m.first_step_s)
-    last_step = max(samples.step)
+    # the steps the parser counted, lines it dropped included (TimeMonitor under Model.fit)
+    last_step = max(max(samples.step), read.last_step)
     if spec.steps and last_step < spec.steps:
         result.notes.append(f"the log ends at step {last_step} of the expected {spec.steps}")
     if m.s_per_step is None or m.s_per_step <= 0:
         result.message = "not enough step times after the first step to measure s/step"
         return
+    checks = [
+        check_wall(samples, "epoch" if m.mode == "epoch" else "step", result.duration),
+        check_cv(m.cv, m.steps_measured),
+    ]
+    for check in checks:
+        result.notes.extend(check.notes)
+        result.flags.extend(check.flags)
+        if check.refusal:
+            result.message = check.refusal
+            return
     result.s_per_step = _r(m.s_per_step)
     result.iqr = _r(m.iqr)
     result.cv = _r(m.cv)
