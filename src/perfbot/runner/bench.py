@@ -26,6 +26,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from perfbot import __version__
 from perfbot.runner.envinfo import EnvInfo, detect_environment
+from perfbot.runner.hints import LOSS_ONLY, msrun_refusal, scan_hints
 from perfbot.runner.integrity import check_cv, check_wall, last_run, run_note
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
@@ -472,7 +473,10 @@ def _measure_log(
     fmt, samples = read.fmt, read.samples
     result.log_format = fmt
     if fmt is None:
-        result.message = "the log format was not recognised; set log_format (or a regex)"
+        if scan_hints(log_path).loss_lines:
+            result.message = LOSS_ONLY
+        else:
+            result.message = "the log format was not recognised; set log_format (or a regex)"
         return
     result.notes.extend(read.notes)
     result.step_times = [StepTime(**_sample_dict(s)) for s in samples[:MAX_STEP_TIMES]]
@@ -480,6 +484,8 @@ def _measure_log(
         result.notes.append(f"step_times keeps the first {MAX_STEP_TIMES} of {len(samples)}")
     if read.refusal:
         result.message = read.refusal
+        if read.ranks or "interleaves" in read.refusal:
+            result.message = msrun_refusal(read.refusal, scan_hints(log_path))
         return
     if not samples:
         result.message = f"no step times found in the log (read as {fmt})"
