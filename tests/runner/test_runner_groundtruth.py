@@ -73,8 +73,10 @@ def _run(tmp_path: Path, name: str, fmt: str, li: int, log: str | None, extra: d
         name=name,
         readme="README.md",
         row=1,
-        command=[str(PYTHON), str(TRAIN), "--format", fmt, "--log-interval", str(li),
-                 "--epochs", str(E), "--steps-per-epoch", str(N), *args],  # fmt: skip
+        command=[
+            *(str(PYTHON), str(TRAIN), "--format", fmt, "--log-interval", str(li)),
+            *("--epochs", str(E), "--steps-per-epoch", str(N), *args),
+        ],
         cards=1,
         batch_size=32,
         timeout=900,

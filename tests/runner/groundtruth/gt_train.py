@@ -14,9 +14,8 @@ import json
 import os
 import time
 
-import numpy as np
-
 import mindspore as ms
+import numpy as np
 from mindspore import nn
 from mindspore.dataset import GeneratorDataset
 from mindspore.train import Callback, LossMonitor, Model, TimeMonitor
@@ -105,8 +104,13 @@ class StepLogger(Callback):
                 fh.write(f"{'step':<7}\t{'loss':<10}\ttrain_time(s)\n")
         if a.format == "mindcv_result":
             with open(a.result, "w") as fh:
-                fh.write("".join(x.ljust(20) for x in ("Epoch", "TrainLoss", "TrainTime",
-                                                       "EvalTime", "TotalTime")) + "\n")
+                fh.write(
+                    "".join(
+                        x.ljust(20)
+                        for x in ("Epoch", "TrainLoss", "TrainTime", "EvalTime", "TotalTime")
+                    )
+                    + "\n"
+                )
 
     def on_train_epoch_begin(self, rc):
         self.epoch_t0 = time.time()
@@ -124,14 +128,20 @@ class StepLogger(Callback):
         self.acc += dt
         f = a.format
         if f == "mindcv" and (b == 1 or b % L == 0 or b == N):
-            print(f"{ts()} mindcv.utils.callbacks INFO - Epoch: [{e}/{E}], batch: [{b}/{N}], "
-                  f"loss: {loss:.6f}, lr: 0.010000, time: {self.acc:.6f}s", flush=True)
+            print(
+                f"{ts()} mindcv.utils.callbacks INFO - Epoch: [{e}/{E}], batch: [{b}/{N}], "
+                f"loss: {loss:.6f}, lr: 0.010000, time: {self.acc:.6f}s",
+                flush=True,
+            )
             self.acc = 0.0
         elif f == "mindone" and g % L == 0:
             now = time.time()
-            print(f"{ts()} mindone.trainers.callback INFO - epoch {e}, step {b}, lr 0.0100000, "
-                  f"loss {loss:.6f}, loss scale 1, global_step {g}, "
-                  f"step_time(ms) {(now - self.last) * 1000 / L:.1f}", flush=True)
+            print(
+                f"{ts()} mindone.trainers.callback INFO - epoch {e}, step {b}, lr 0.0100000, "
+                f"loss {loss:.6f}, loss scale 1, global_step {g}, "
+                f"step_time(ms) {(now - self.last) * 1000 / L:.1f}",
+                flush=True,
+            )
             self.last = now
         elif f == "perf_recorder":
             with open(a.result, "a") as fh:
@@ -141,17 +151,25 @@ class StepLogger(Callback):
             done = b % L or L
             ms_ = (now - self.window) * 1000 / done
             if f == "mindyolo":
-                print(f"{time.strftime('%Y-%m-%d %H:%M:%S')},000 [INFO] Epoch {e}/{E}, "
-                      f"Step {b}/{N}, step time: {ms_:.2f} ms", flush=True)
+                print(
+                    f"{time.strftime('%Y-%m-%d %H:%M:%S')},000 [INFO] Epoch {e}/{E}, "
+                    f"Step {b}/{N}, step time: {ms_:.2f} ms",
+                    flush=True,
+                )
             else:
-                print(f"{ts()} mindocr.utils.callbacks INFO - epoch: [{e}/{E}] step: [{b}/{N}], "
-                      f"loss: {loss:.6f}, lr: 0.010000, per step time: {ms_:.3f} ms, "
-                      f"fps per card: {a.batch_size * 1000 / ms_:.2f} img/s", flush=True)
+                print(
+                    f"{ts()} mindocr.utils.callbacks INFO - epoch: [{e}/{E}] step: [{b}/{N}], "
+                    f"loss: {loss:.6f}, lr: 0.010000, per step time: {ms_:.3f} ms, "
+                    f"fps per card: {a.batch_size * 1000 / ms_:.2f} img/s",
+                    flush=True,
+                )
             self.window = now
         elif f == "mindaudio":
-            print(f"[Train] Epoch: [{e}/{E}], Step: [{b}/{N}], Step Time: {dt:.4f} sec, "
-                  f"lr: 0.010000, Total Loss: {loss:.4f}, Overflow: False, Scale: 1, Rank: 0.",
-                  flush=True)
+            print(
+                f"[Train] Epoch: [{e}/{E}], Step: [{b}/{N}], Step Time: {dt:.4f} sec, "
+                f"lr: 0.010000, Total Loss: {loss:.4f}, Overflow: False, Scale: 1, Rank: 0.",
+                flush=True,
+            )
         self.loss = loss
 
     def on_train_epoch_end(self, rc):
@@ -159,14 +177,22 @@ class StepLogger(Callback):
             t = time.time() - self.epoch_t0
             e = rc.original_args().cur_epoch_num
             with open(a.result, "a") as fh:
-                fh.write("".join(x.ljust(20) for x in (str(e), f"{self.loss:.6f}", f"{t:.2f}",
-                                                       "0.00", f"{t:.2f}")) + "\n")
+                fh.write(
+                    "".join(
+                        x.ljust(20)
+                        for x in (str(e), f"{self.loss:.6f}", f"{t:.2f}", "0.00", f"{t:.2f}")
+                    )
+                    + "\n"
+                )
 
 
 data = GeneratorDataset(gen, ["x", "y"], shuffle=False).batch(a.batch_size, drop_remainder=True)
 net = Net(a.width)
-model = Model(net, nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
-              nn.Momentum(net.trainable_params(), 0.01, 0.9))
+model = Model(
+    net,
+    nn.SoftmaxCrossEntropyWithLogits(sparse=True, reduction="mean"),
+    nn.Momentum(net.trainable_params(), 0.01, 0.9),
+)
 callbacks = [Truth()]
 if a.format == "timemonitor":
     callbacks += [TimeMonitor(), LossMonitor()]
