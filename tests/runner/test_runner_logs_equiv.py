@@ -102,7 +102,8 @@ single = st.one_of(
     st.builds(ocr_step, small, small, small, num),
     st.builds(ocr_epoch, small, num, num),
     st.builds(audio, small, small, small, num),
-    st.builds(tm, st.sampled_from(["Train ", "Eval ", "", "xEval "]), num, num, st.booleans()),
+    # (no "xEval ": since issue 23 a TimeMonitor line must start its line, unlike the frozen copy)
+    st.builds(tm, st.sampled_from(["Train ", "Eval ", ""]), num, num, st.booleans()),
     st.builds(lambda e: f"epoch: {e} step: 30, loss is 2.33", small),
     st.builds(lambda r: f"Start worker process with rank id: {r}, log file: w.log", small),
     st.builds(lambda m: f"MindSpore mode[GRAPH(0)/PYNATIVE(1)]: {m}", st.sampled_from("01")),

@@ -16,7 +16,6 @@ __all__ = ["LOSS_ONLY", "LogHints", "msrun_refusal", "rank_glob", "scan_hints"]
 _LOG_FILE_RE = re.compile(r"rank id:[ \t]*\d+, log file:[ \t]*([^\s,]{1,300}?)\.?(?=[\s,]|$)", re.M)
 # MindSpore LossMonitor: "epoch: 1 step: 5, loss is 0.5195528864860535"
 _LOSS_RE = re.compile(r"(?m:^)epoch: \d+ step: \d+, loss is ")
-_RANK_NAME = re.compile(r"^(.*?)(\d+)(\.[A-Za-z0-9]{1,8})$")
 MAX_FILES = 64
 
 LOSS_ONLY = (
@@ -54,10 +53,10 @@ def rank_glob(files: list[str]) -> str | None:
     shapes = set()
     for f in files:
         p = PurePosixPath(f)
-        m = _RANK_NAME.match(p.name)
-        if not m:
+        stem = p.stem.rstrip("0123456789")
+        if not p.suffix or stem == p.stem:  # no extension, or no rank number before it
             return None
-        shapes.add(str(p.with_name(f"{m.group(1)}*{m.group(3)}")))
+        shapes.add(str(p.with_name(f"{stem}*{p.suffix}")))
     return shapes.pop() if len(shapes) == 1 else None
 
 

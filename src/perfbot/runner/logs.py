@@ -1004,10 +1004,10 @@ def _ocr_lines(found: list, in_epoch: Callable[..., tuple[int, int] | None], out
 
 
 # TimeMonitor: 1 Train/Eval (absent in old MindSpore: training), 2 epoch ms, 3 per-step ms.
-# TimeMonitor prints (no logger): its line starts a line, `Train `/`Eval ` before it (as
-# lookbehinds: the match starts at `epoch`, where the Eval test below looks for "Eval ").
+# TimeMonitor prints (no logger): its line starts a line, after `Train ` or `Eval ` (the match
+# starts at the line, where the Eval test below looks for "Eval ").
 _TM_RE = re.compile(
-    r"(?m:^|(?<=^Train )|(?<=^Eval ))epoch time: " + _NUM + r" ms, per step time: " + _NUM + " ms"
+    r"(?m:^)(?:Train |Eval )?epoch time: " + _NUM + r" ms, per step time: " + _NUM + " ms"
 )
 
 TM_FIT_REFUSAL = (
@@ -1055,7 +1055,7 @@ def parse_timemonitor(
                     continue
         if evals or after_eval:
             matches = [
-                ("E" if block.startswith("Eval ", m.start() - 5) else "", *m.groups())
+                ("E" if block.startswith("Eval ", m.start()) else "", *m.groups())
                 for m in _TM_RE.finditer(block)
             ]
         else:  # Model.train: no evaluation lines, no positions needed

@@ -46,7 +46,12 @@ _PROBE = (
     "print(getattr(sys, 'platlibdir', 'lib'))\n"
 )
 _SHELLS = {"sh", "bash", "dash", "zsh", "ksh"}
-_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=.*", re.S)
+
+
+def _is_assign(word: str) -> bool:
+    """`NAME=value`, as `env` and a shell read a variable assignment."""
+    name, eq, _ = word.partition("=")
+    return bool(eq) and name.isidentifier() and name.isascii()
 
 
 def _which(prog: str, path: str | None, cwd: Path | None) -> Path | None:
@@ -97,7 +102,7 @@ def benchmark_interpreter(
         return _which(args[0], path, cwd)
     if prog == "env":  # env [-i] [VAR=value ...] program args
         i = 1
-        while i < len(args) and (args[i].startswith("-") or _ASSIGN.fullmatch(args[i])):
+        while i < len(args) and (args[i].startswith("-") or _is_assign(args[i])):
             i += 1
         return benchmark_interpreter(args[i:], env, cwd=cwd, _depth=_depth + 1)
     if prog in _SHELLS:
@@ -108,7 +113,7 @@ def benchmark_interpreter(
                     words = shlex.split(args[k + 1])
                 except ValueError:
                     return None
-                while words and _ASSIGN.fullmatch(words[0]):
+                while words and _is_assign(words[0]):
                     words = words[1:]
                 return benchmark_interpreter(words, env, cwd=cwd, _depth=_depth + 1)
         return None
