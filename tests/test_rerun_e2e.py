@@ -22,6 +22,7 @@ from github_fake import GitHubFake, load_event
 from perfbot.cli import main as perfbot
 from perfbot.github.client import Client
 from perfbot.github.command import command_main
+from perfbot.runner import integrity
 from perfbot.runner.bench import bench_main
 from perfbot.runner.report import report_main
 
@@ -140,8 +141,24 @@ def fake():
         yield f
 
 
+def mindspore_python(where: Path, version: str) -> str:
+    """A venv-shaped interpreter whose installed packages include MindSpore ``version`` (its
+    metadata only): the benchmark's MindSpore is read from the benchmark's interpreter."""
+    ver = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    dist = where / "lib" / f"python{ver}" / "site-packages" / f"mindspore-{version}.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text(f"Name: mindspore\nVersion: {version}\n", encoding="utf-8")
+    (where / "pyvenv.cfg").write_text(f"home = /usr/bin\nversion = {ver}\n", encoding="utf-8")
+    (where / "bin").mkdir()
+    (where / "bin" / "python").symlink_to(sys.executable)
+    return str(where / "bin" / "python")
+
+
 def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, monkeypatch):
+    python = mindspore_python(tmp_path / "ms-2.3.1", "2.3.1")  # the README's version
+    config = {"benchmarks": [{**b, "python": python} for b in CONFIG["benchmarks"]]}
     monkeypatch.setattr(Client, "write_interval", None)
+    monkeypatch.setattr(integrity, "WALL_CHECK", False)  # the fake trainer's clock is simulated
     for k, v in fake.env().items():
         monkeypatch.setenv(k, v)
     fake.set_contents("main", ".perfbot.yml", "rerun: {slower_threshold: 0.05, noisy_cv: 0.05, "
@@ -149,7 +166,7 @@ def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, 
     fake.set_permission("maintainer", "maintain")
     pr = fake.add_pull(
         changes={README: (BASE_README, HEAD_README)},
-        contents={".perfbot.yml": yaml.safe_dump(CONFIG)},
+        contents={".perfbot.yml": yaml.safe_dump(config)},
     )
 
     # 1. a maintainer comments; the gate pins the head and plans the jobs

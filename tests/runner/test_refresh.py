@@ -46,6 +46,7 @@ def result(**kw) -> BenchResult:
         "s_per_step": 0.912345,
         "graph_compile_s": 250.0,
         "cv": 0.01,
+        "environment": {"mindspore": "2.3.1"},  # the version of the tables below
     }
     base.update(kw)
     return BenchResult.model_validate(base)
@@ -325,11 +326,23 @@ def test_a_pynative_run_keeps_the_tables_notation_for_graph_compile():
     # the same row in a graph-mode table does get the compile time
     (rr,) = refresh(src(), [result(graph_compile_s=400.0)])
     assert rr.cell("graph compile").new == "7 mins"
-    # unless bench says the run was PyNative (`run_mode`, from the logs slice's BenchResult)
+    # a PyNative result (`run_mode`) never lands in the graph-mode table of its version: it
+    # goes to a PyNative table of its own, with no graph compile
     pynative = result(graph_compile_s=400.0).model_copy(update={"run_mode": "pynative"})
     (rr,) = refresh(src(), [pynative])
-    assert rr.cell("graph compile") is None
-    assert any("a PyNative run compiles no graph" in n for n in rr.notes)
+    assert rr.cell("graph compile") is None and rr.fix is None
+    assert rr.new_version == "2.3.1"
+    new = apply_refreshes(src(), [rr])
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.89 | 71.91 |" in new  # kept
+    assert new.count("mindspore 2.3.1 pynative mode.") == 1
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | - | 0.91 | 70.15 |" in new
+    # and a graph result for a row that is only in a PyNative table goes to a graph table
+    graph = result(graph_compile_s=400.0).model_copy(update={"run_mode": "graph"})
+    (rr,) = refresh(src(text), [graph])
+    assert rr.new_version == "2.3.1"
+    new = apply_refreshes(src(text), [rr])
+    assert "with mindspore 2.3.1 graph mode.\n" in new
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | 7 mins | 0.91 | 70.15 |" in new
 
 
 # --- another MindSpore version: a table of its own ----------------------------------------------
@@ -410,10 +423,18 @@ def test_the_versions_own_table_is_used_when_there_is_one():
         "| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n"
     ) in new
     assert new.count("mindspore 2.7.1 graph mode") == 1
-    # a runner on the table's own version, or one that reported no MindSpore: in place
-    for env in (on("2.3.1"), on(None)):
-        (rr,) = refresh(src(WITH_REQ), [result(**env)])
-        assert rr.new_version is None and rr.fix is not None
+    # a runner on the table's own version: in place
+    (rr,) = refresh(src(WITH_REQ), [result(**on("2.3.1"))])
+    assert rr.new_version is None and rr.fix is not None
+    # a runner that reported no MindSpore: nothing moves into or out of a version's table
+    (rr,) = refresh(src(WITH_REQ), [result(**on(None))])
+    assert rr.new_version is None and rr.fix is None
+    assert "MindSpore version the benchmark ran is unknown" in (rr.problem or "")
+    assert apply_refreshes(src(WITH_REQ), [rr]) == WITH_REQ
+    # ... but a table that names no version is refreshed in place
+    plain = WITH_REQ.replace("with mindspore 2.3.1 graph mode.", "in graph mode.")
+    (rr,) = refresh(src(plain), [result(**on(None))])
+    assert rr.problem is None and rr.fix is not None
 
 
 def test_untrusted_environment_values_never_reach_the_readme():
@@ -459,3 +480,58 @@ def test_a_step_rate_column_is_not_given_seconds():
     assert "| step/s |" in text
     (rr,) = refresh(src(text), [result()])
     assert rr.fix is None and "steps per second" in (rr.problem or "")
+
+
+ACC_README = """\
+## Requirements
+
+| mindspore | ascend driver |  firmware   | cann toolkit/kernel |
+|:---------:|:-------------:|:-----------:|:-------------------:|
+|   2.5.0   |    24.1.0     | 7.5.0.3.220 |     8.0.0.beta1     |
+
+## Performance
+
+Experiments are tested on ascend 910* with mindspore 2.5.0 graph mode.
+
+| model name | params(M) | cards | batch size | resolution | jit level | graph compile | ms/step | img/s | acc@top1 | recipe |
+|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|
+| resnet18 | 11.70 | 1 | 64 | 224x224 | O2 | 5s | 600.00 | 106.67 | 70.21 | [yaml](r.yaml) |
+"""
+
+
+def test_a_moved_row_carries_only_what_was_measured():
+    """The new version's row keeps the settings, gets the measured cells, and the placeholder
+    (with a note) for graph compile when it was not measured and for accuracy: the old
+    version's values are not measurements on the new one (issue 23 item 2)."""
+    r = result(
+        row={"model name": "resnet18"},
+        batch_size=64,
+        s_per_step=0.5,
+        graph_compile_s=None,
+        img_per_s=128.0,
+        **on("2.10.0"),
+    )
+    (rr,) = refresh(src(ACC_README), [r])
+    assert rr.new_version == "2.10.0"
+    assert rr.new_row == (
+        "| resnet18 | 11.70 | 1 | 64 | 224x224 | O2 | - | 500.00 | 128.00 | - | [yaml](r.yaml) |"
+    )
+    assert any("`graph compile`" in n and "`acc@top1`" in n for n in rr.notes)
+    assert not any("left as it is" in n for n in rr.notes)
+    # measured compile: the new value, accuracy still not
+    (rr,) = refresh(src(ACC_README), [r.model_copy(update={"graph_compile_s": 6.2})])
+    assert "| O2 | 6s | 500.00 | 128.00 | - |" in (rr.new_row or "")
+
+
+def test_the_new_requirements_row_is_padded_like_its_aligned_table():
+    r = result(row={"model name": "resnet18"}, s_per_step=0.5, img_per_s=128.0, **on("2.10.0"))
+    (rr,) = refresh(src(ACC_README), [r])
+    (line,) = rr.proposal.requirements
+    # the matrix's row for 2.10.0 (its driver and firmware have no source: `-`)
+    assert line == "|   2.10.0  |    -          | -           |     9.1.0           |"
+    header = ACC_README.splitlines()[2]
+    assert [i for i, c in enumerate(line) if c == "|"] == [
+        i for i, c in enumerate(header) if c == "|"
+    ]
+    # the sentence's device is the old table's: said, not hidden
+    assert any("perfbot does not detect the chip" in n for n in rr.proposal.notes)

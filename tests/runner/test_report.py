@@ -141,8 +141,8 @@ def test_one_suggestion_per_row_in_the_diff():
         "**perfbot rerun** `dit-1p`: s/step `0.89` → `0.91`, img/s `71.91` → `70.15` (s/step +2.5 %)"
     )
     assert (
-        "measured over 95 steps, CV 1.0 % on `ascend-07` (MindSpore `2.3.1`, CANN `8.0.RC2`)."
-        in body
+        "read from the benchmark's own log over 95 steps, CV 1.0 % on `ascend-07` "
+        "(MindSpore `2.3.1`, CANN `8.0.RC2`)." in body
     )
     assert (
         "```suggestion\n| dit | 1 | 64 | 256x256 | OFF | O2 | 3~5 mins | 0.91 | 70.15 |\n```"

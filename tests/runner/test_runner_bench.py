@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from perfbot.runner import integrity
 from perfbot.runner.bench import (
     BenchResult,
     ResultsError,
@@ -30,6 +31,14 @@ TRAINER = str(FAKE / "fake_trainer.py")
 PY = sys.executable
 TRUE_STEP = 0.1
 COMPILE = 3.0
+
+
+@pytest.fixture(autouse=True)
+def simulated_clock(monkeypatch):
+    """The fake trainer prints step times on a simulated clock (it does not sleep them), so the
+    check of the log's step times against the command's wall clock is off here (it is tested
+    in test_runner_integrity.py)."""
+    monkeypatch.setattr(integrity, "WALL_CHECK", False)
 
 
 def spec(**kw) -> BenchmarkSpec:

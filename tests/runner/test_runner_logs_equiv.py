@@ -102,7 +102,8 @@ single = st.one_of(
     st.builds(ocr_step, small, small, small, num),
     st.builds(ocr_epoch, small, num, num),
     st.builds(audio, small, small, small, num),
-    st.builds(tm, st.sampled_from(["Train ", "Eval ", "", "xEval "]), num, num, st.booleans()),
+    # (no "xEval ": since issue 23 a TimeMonitor line must start its line, unlike the frozen copy)
+    st.builds(tm, st.sampled_from(["Train ", "Eval ", ""]), num, num, st.booleans()),
     st.builds(lambda e: f"epoch: {e} step: 30, loss is 2.33", small),
     st.builds(lambda r: f"Start worker process with rank id: {r}, log file: w.log", small),
     st.builds(lambda m: f"MindSpore mode[GRAPH(0)/PYNATIVE(1)]: {m}", st.sampled_from("01")),
@@ -230,6 +231,7 @@ def outcome(module, source, fmt: str, **hints) -> tuple:
     except module.LogFormatError as exc:
         return ("error", str(exc))
     got = dataclasses.asdict(read)
+    got.pop("last_step", None)  # newer than the reference (TimeMonitor's dropped lines' steps)
     got["samples"] = [tuple(s) for s in read.samples]
     # floats bit for bit (NaN never occurs; -0.0 and 0.0 differ in repr)
     return ("ok", repr(got))
@@ -281,8 +283,11 @@ def test_a_file_and_a_stream_of_pieces_read_as_main_read_them(text, sizes, cuts)
     """The same log as a file (UTF-8 bytes, invalid bytes replaced) and as an iterable of pieces
     cut anywhere (a CRLF split in two, an ANSI code split in two)."""
     raw = text.encode("utf-8", "surrogatepass")
-    if cuts:  # an invalid byte or two
-        raw = raw[: cuts[0] % (len(raw) + 1)] + b"\xff\xfe" + raw[cuts[0] % (len(raw) + 1) :]
+    if cuts:  # an invalid byte or two, at the end of a line: before a step line's text they
+        # would make it a line that only quotes one, which the anchored patterns do not read
+        at = cuts[0] % (len(raw) + 1)
+        at = raw.find(b"\n", at) if raw.find(b"\n", at) >= 0 else len(raw)
+        raw = raw[:at] + b"\xff\xfe" + raw[at:]
     bounds = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
     pieces = [text[a:b] for a, b in pairwise(bounds)]
     with tempfile.TemporaryDirectory() as tmp:

@@ -62,7 +62,17 @@ def test_window_counts_as_its_span_and_straddling_warmup_is_partly_counted():
     samples = [StepSample(10, 1.0, 10), StepSample(20, 0.2, 10), StepSample(22, 0.1, 2)]
     m = measure(samples, warmup=5)
     assert m.s_per_step == pytest.approx(0.2)  # 10 of 12 observations are 0.2
-    assert m.graph_compile_s == pytest.approx((1.0 - 0.2) * 10)
+    # (1.0 - 0.2) x 10 = 8 s, but the window holds warm-up steps 2-5 (up to 0.8 s) and the two
+    # steady windows differ by half: not reported, and said why
+    assert m.graph_compile_s is None
+    assert "more than 25% uncertain" in (m.compile_note or "")
+    # stable steady windows and a compile far above the warm-up: reported, with its uncertainty
+    samples = [StepSample(10, 10.0, 10)] + [
+        StepSample(10 * k, 0.2 + 0.002 * (k % 2), 10) for k in range(2, 8)
+    ]
+    m = measure(samples, warmup=5)
+    assert m.graph_compile_s == pytest.approx((10.0 - 0.2) * 10, rel=0.01)
+    assert any("graph compile estimated from the first window" in n for n in m.notes)
     # mindcv-like: line 1 is step 1, line 2 covers steps 2..100 and straddles warm-up=5
     samples = [StepSample(1, 50.0, 1), StepSample(100, 0.1, 99), StepSample(101, 0.3, 1)]
     m = measure(samples, warmup=5)
@@ -207,3 +217,20 @@ def test_format_compile():
     assert format_compile(-3.0) == "0.00s"
     with pytest.raises(ValueError):
         format_compile(1.0, "hours")
+
+
+def test_epoch_compile_is_not_reported_when_the_epochs_vary():
+    """A TimeMonitor run on a loaded CPU (MindSpore 2.10.0, December 2026): epoch means 1.087,
+    0.901, 0.972, 0.530, 0.516, 0.666 s of 30 steps. The old reading, (1.087 - 0.666) x 30 =
+    12.64 s, was 30x the true 0.41 s compile."""
+    means = [1.087, 0.901, 0.972, 0.530, 0.516, 0.666]
+    samples = [StepSample(30 * (i + 1), m, 30, "epoch") for i, m in enumerate(means)]
+    m = measure(samples)
+    assert m.s_per_step == pytest.approx(0.666)
+    assert m.graph_compile_s is None
+    assert "graph compile not reported" in (m.compile_note or "")
+    # a stable run whose first epoch holds little more than warm-up: not reported either
+    # (tm-fit-vf2: 1.20 s read against a true 0.35 s)
+    means = [0.438 + 1.20 / 30, 0.437, 0.439, 0.438]
+    samples = [StepSample(30 * (i + 1), m, 30, "epoch") for i, m in enumerate(means)]
+    assert measure(samples).graph_compile_s is None

@@ -6,6 +6,7 @@ same samples, and `measure` gives exactly what it gave on a list of `StepSample`
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import tracemalloc
 
@@ -106,6 +107,17 @@ sample = st.builds(
 )
 
 
+def _same_compile(m):
+    """``m`` without its graph compile and what is said of it: since issue 23 a window's or
+    epoch's compile is reported only when its uncertainty is below 25 % (checked apart)."""
+    return dataclasses.replace(
+        m,
+        graph_compile_s=None,
+        compile_note=None,
+        notes=tuple(n for n in m.notes if not n.startswith("graph compile")),
+    )
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     samples=st.lists(sample, max_size=40),
@@ -125,12 +137,15 @@ def test_measure_on_columns_is_the_old_measure(
         "outlier_factor": outlier_factor,
         "pynative": pynative,
     }
-    want = repr(old.measure(samples, **kw))  # repr: floats bit for bit, and nan == nan
-    assert repr(measure(samples, **kw)) == want
-    assert repr(measure(Samples.of(samples), **kw)) == want
+    ref = old.measure(samples, **kw)
+    want = repr(_same_compile(ref))  # repr: floats bit for bit, and nan == nan
+    for got in (measure(samples, **kw), measure(Samples.of(samples), **kw)):
+        assert repr(_same_compile(got)) == want
+        # the old graph compile, unless a window's or epoch's estimate was too uncertain
+        assert got.graph_compile_s in (None, ref.graph_compile_s)
 
 
 def test_measure_on_a_parsed_result_file_is_the_old_measure():
     _, samples = parse_log(_result_log(5_000, random.Random(3)), "mindone_result")
     assert isinstance(samples, Samples)
-    assert repr(measure(samples)) == repr(old.measure(list(samples)))
+    assert repr(measure(samples)) == repr(old.measure(list(samples)))  # per-step rows

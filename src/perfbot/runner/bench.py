@@ -15,7 +15,6 @@ import fnmatch
 import json
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -28,8 +27,11 @@ from pydantic import BaseModel, Field, ValidationError
 from perfbot import __version__
 from perfbot.display import no_command
 from perfbot.runner.envinfo import EnvInfo, detect_environment
+from perfbot.runner.hints import LOSS_ONLY, msrun_refusal, scan_hints
+from perfbot.runner.integrity import check_cv, check_wall, last_run, run_note
 from perfbot.runner.logs import LogFormatError, StepSample, clean_lines, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
+from perfbot.runner.msversion import benchmark_interpreter
 from perfbot.runner.proctree import run_tree
 from perfbot.runner.spec import BenchmarkSpec, SpecError, load_benchmarks
 
@@ -135,6 +137,11 @@ class BenchResult(BaseModel):
     runner: str | None = None
     log_tail: list[str] = Field(default_factory=list, description="Last output lines if not ok")
     notes: list[str] = Field(default_factory=list)
+    flags: list[str] = Field(
+        default_factory=list,
+        description="Checks of the log the review flags: `log_vs_wall` (the step times add up "
+        "to far less than the command ran), `cv_zero` (every step time the same)",
+    )
     perfbot_version: str = __version__
 
     @property
@@ -163,12 +170,10 @@ def _tail(path: Path, n: int = TAIL_LINES) -> list[str]:
     return lines[-n:]
 
 
-def _python_of(command: Sequence[str], env: Mapping[str, str]) -> str | None:
-    """The interpreter of a `python ...` command, to ask it for the MindSpore version."""
-    prog = command[0]
-    if not Path(prog).name.startswith("python"):
-        return None
-    return shutil.which(prog, path=env.get("PATH"))
+def _python_of(spec: BenchmarkSpec, env: Mapping[str, str], cwd: Path) -> Path | None:
+    """The benchmark's interpreter (its `python:`, the command's `python`, or a console script's
+    `#!` interpreter), whose installed MindSpore is the benchmark's."""
+    return benchmark_interpreter(spec.command, env, explicit=spec.python, cwd=cwd)
 
 
 _RANK_RE = re.compile(r"(?:worker|rank)[_-]?(\d+)|[_-](\d+)\.(?:log|txt)$", re.I)
@@ -453,7 +458,11 @@ def run_benchmark(
     # the runner's own environment, not the benchmark's `env` (the pull request's choice): a
     # CANN path, a runner name or a commit are read from where the job runs
     environment = detect_environment(
-        root, workdir=cwd, environ=job_env, python=_python_of(spec.command, proc_env)
+        root,
+        workdir=cwd,
+        environ=job_env,  # the runner's CANN: never the benchmark's env
+        python=_python_of(spec, proc_env, cwd),
+        checkout=base.resolve(),
     )
     result.environment = environment
     result.commit = environment.commit
@@ -565,6 +574,7 @@ _MEASURED_FIELDS = (
     "step_times",
     "run_mode",
     "graph_compile_note",
+    "flags",
 )
 
 
@@ -716,7 +726,10 @@ def _measure_log(
     fmt, samples = read.fmt, read.samples
     result.log_format = fmt
     if fmt is None:
-        result.message = "the log format was not recognised; set log_format (or a regex)"
+        if scan_hints(log_path).loss_lines:
+            result.message = LOSS_ONLY
+        else:
+            result.message = "the log format was not recognised; set log_format (or a regex)"
         return
     result.notes.extend(read.notes)
     result.step_times = [StepTime(**_sample_dict(s)) for s in samples[:MAX_STEP_TIMES]]
@@ -724,10 +737,15 @@ def _measure_log(
         result.notes.append(f"step_times keeps the first {MAX_STEP_TIMES} of {len(samples)}")
     if read.refusal:
         result.message = read.refusal
+        if read.ranks or "interleaves" in read.refusal:
+            result.message = msrun_refusal(read.refusal, scan_hints(log_path))
         return
     if not samples:
         result.message = f"no step times found in the log (read as {fmt})"
         return
+    samples, runs = last_run(samples)
+    if runs:
+        result.notes.append(run_note(samples, runs))
     if pynative is None:
         pynative = read.pynative
     result.run_mode = "pynative" if pynative else "graph"
@@ -746,12 +764,23 @@ def _measure_log(
     result.graph_compile_s = _r(m.graph_compile_s)
     result.graph_compile_note = m.compile_note
     result.first_step_s = _r(m.first_step_s)
-    last_step = max(samples.step)
+    # the steps the parser counted, lines it dropped included (TimeMonitor under Model.fit)
+    last_step = max(max(samples.step), read.last_step)
     if spec.steps and last_step < spec.steps:
         result.notes.append(f"the log ends at step {last_step} of the expected {spec.steps}")
     if m.s_per_step is None or m.s_per_step <= 0:
         result.message = "not enough step times after the first step to measure s/step"
         return
+    checks = [
+        check_wall(samples, "epoch" if m.mode == "epoch" else "step", result.duration),
+        check_cv(m.cv, m.steps_measured),
+    ]
+    for check in checks:
+        result.notes.extend(check.notes)
+        result.flags.extend(check.flags)
+        if check.refusal:
+            result.message = check.refusal
+            return
     result.s_per_step = _r(m.s_per_step)
     result.iqr = _r(m.iqr)
     result.cv = _r(m.cv)

@@ -17,6 +17,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from perfbot.runner.logs import open_regular
+from perfbot.runner.msversion import interpreter_mindspore
 
 __all__ = [
     "EnvInfo",
@@ -25,6 +26,7 @@ __all__ = [
     "driver_version",
     "firmware_version",
     "git_commit",
+    "mindspore_source",
     "mindspore_version",
     "plain_version",
 ]
@@ -37,6 +39,11 @@ class EnvInfo(BaseModel):
     """The environment of one benchmark run; None where it could not be found."""
 
     mindspore: str | None = Field(default=None, description="MindSpore version, e.g. 2.3.1")
+    mindspore_source: str | None = Field(
+        default=None,
+        description="Where the MindSpore version was read (the benchmark's interpreter, or "
+        "perfbot's own when the command names none), or why it is unknown",
+    )
     cann: str | None = Field(default=None, description="CANN toolkit version, e.g. 8.0.RC2")
     driver: str | None = Field(default=None, description="Ascend driver version, e.g. 24.1.rc2")
     firmware: str | None = Field(default=None, description="Ascend firmware, e.g. 7.3.0.1.231")
@@ -138,36 +145,41 @@ def firmware_version(root: str | Path = "/") -> str | None:
     return _version_in(_under(root, ASCEND / "firmware" / "version.info"))
 
 
-def mindspore_version(root: str | Path = "/", python: str | None = None) -> str | None:
-    """MindSpore version: from this interpreter's package metadata (only when `root` is `/`),
-    else by asking `python` (the benchmark's interpreter, if it differs) for it."""
-    if Path(root) == Path("/"):
-        try:
-            return metadata.version("mindspore")
-        except metadata.PackageNotFoundError:
-            pass
-        except Exception:
-            return None
-        if python:
-            code = (
-                "import importlib.metadata as m\n"
-                "try: print(m.version('mindspore'))\n"
-                "except Exception: pass\n"
-            )
-            try:
-                proc = subprocess.run(
-                    [python, "-c", code],
-                    capture_output=True,
-                    text=True,
-                    timeout=30,
-                    check=False,
-                )
-            except (OSError, subprocess.SubprocessError):
-                return None
-            out = proc.stdout.strip()
-            if proc.returncode == 0 and out and " " not in out:
-                return out
-    return None
+def mindspore_version(
+    root: str | Path = "/",
+    python: str | Path | None = None,
+    *,
+    checkout: str | Path | None = None,
+) -> str | None:
+    """MindSpore version of the benchmark (see `mindspore_source`)."""
+    return mindspore_source(root, python, checkout=checkout)[0]
+
+
+def mindspore_source(
+    root: str | Path = "/",
+    python: str | Path | None = None,
+    *,
+    checkout: str | Path | None = None,
+) -> tuple[str | None, str | None]:
+    """(MindSpore version, where it was read). With the benchmark's interpreter `python`, read
+    from that interpreter's installed distribution metadata (`perfbot.runner.msversion`; nothing
+    from the checkout runs), and its answer is final: a version of perfbot's own interpreter
+    would be another environment's. Without one, perfbot's own interpreter (only when `root`
+    is `/`), and the source says so."""
+    if Path(root) != Path("/"):
+        return None, None
+    if python:
+        return interpreter_mindspore(
+            Path(python), checkout=Path(checkout) if checkout is not None else None
+        )
+    try:
+        version = metadata.version("mindspore")
+    except Exception:
+        return None, "no interpreter could be told from the benchmark's command"
+    return version, (
+        "perfbot's own interpreter (the benchmark's could not be told from its command; "
+        "name it with `python:` in .perfbot.yml)"
+    )
 
 
 def git_commit(
@@ -212,9 +224,12 @@ def detect_environment(
     *,
     workdir: str | Path | None = None,
     environ: Mapping[str, str] | None = None,
-    python: str | None = None,
+    python: str | Path | None = None,
+    checkout: str | Path | None = None,
 ) -> EnvInfo:
-    """Everything perfbot records about where a benchmark ran. Never raises."""
+    """Everything perfbot records about where a benchmark ran. Never raises. `python` is the
+    benchmark's interpreter (None: the command names none); `checkout` the folder whose
+    programs are never run to find it out."""
     environ = os.environ if environ is None else environ
 
     def safe(fn, *args):
@@ -223,8 +238,10 @@ def detect_environment(
         except Exception:
             return None
 
+    ms, ms_source = safe(lambda: mindspore_source(root, python, checkout=checkout)) or (None, None)
     return EnvInfo(
-        mindspore=plain_version(safe(mindspore_version, root, python)),
+        mindspore=plain_version(ms),
+        mindspore_source=ms_source,
         cann=plain_version(safe(cann_version, root, environ)),
         driver=plain_version(safe(driver_version, root)),
         firmware=plain_version(safe(firmware_version, root)),

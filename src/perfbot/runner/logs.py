@@ -80,6 +80,19 @@ class StepSample(NamedTuple):
 
 _ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
 _NUM = r"([0-9.]+(?:[eE][-+]?[0-9]+)?)"  # converted with _f (which refuses "1.2.3", inf)
+
+# Step lines start a line, after at most a logger's prefix: a timestamp, a logger name and a
+# level (`[2026-12-01 10:00:00] mindcv.utils.callbacks INFO - `, `2026-12-01 10:00:00,123
+# [INFO] `, rich's `[...] INFO     `), never in the middle of other text, so a line that only
+# quotes one (a caption of a data file the trainer prints) is not a step time. Each part is
+# bounded, so the prefix costs a few steps per line start.
+_TS = r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,6})?\]?"
+_LEVEL = r"\[?(?:[\w.\-]{1,100}/)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\]?:?"
+_LOGGER = (
+    r"(?m:^)[ \t]{0,40}(?:(?:" + _TS + r"[ \t]{1,4}(?:-[ \t]{1,4})?)?"
+    r"(?:[\w.\-]{1,100}[ \t]{1,4}(?:-[ \t]{1,4})?)?" + _LEVEL + r"[ \t]{1,10}(?:-[ \t]{1,4})?"
+    r"|" + _TS + r"[ \t]{1,4})?"
+)
 _INF = float("inf")
 
 
@@ -190,6 +203,7 @@ class ParseInfo:
     """What a parser noticed besides samples."""
 
     restarts: int = 0  # times a step number went backwards
+    last_step: int = 0  # the last step a parser counted, lines it did not keep included
     dropped: int = 0  # samples beyond MAX_SAMPLES
     notes: list[str] = field(default_factory=list)
     refusal: str | None = None  # the log cannot give a truthful s/step (message for the user)
@@ -520,7 +534,9 @@ def _segments(found: list, is_step: Callable[[tuple], object]) -> Iterator[tuple
 # Patterns: the lines are printf-formatted, so single spaces are literal; a greedy gap up to a
 # field near the end of the line backtracks a few characters only (linear on any line).
 _MINDONE_RE = re.compile(
-    r"epoch (\d+), step (\d+),(?:[^\n]* global_step (\d+),|[^\n]*) step_time\(ms\) " + _NUM
+    _LOGGER
+    + r"epoch (\d+), step (\d+),(?:[^\n]* global_step (\d+),|[^\n]*) step_time\(ms\) "
+    + _NUM
 )
 
 
@@ -749,11 +765,13 @@ def parse_perf_recorder(
     return out
 
 
-_MINDCV_RE = re.compile(r"Epoch: \[(\d+)/(\d+)\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s")
+_MINDCV_RE = re.compile(
+    _LOGGER + r"Epoch: \[(\d+)/(\d+)\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s"
+)
 
 
 _MINDCV = _Pattern(
-    r"Epoch: \[(\d+)/\d+\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s"
+    _LOGGER + r"Epoch: \[(\d+)/\d+\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s"
 )  # _MINDCV_RE without the unused group of the number of epochs
 
 
@@ -835,16 +853,17 @@ def parse_mindocr_result(
 # mindyolo: 1 epoch, 2 epochs, 3 step, 4 steps/epoch, 5 step time (ms, a window's mean),
 # 6 epoch minutes. A step line without a time (the loss line) still tells steps per epoch.
 _YOLO_RE = re.compile(
-    r"Epoch (\d+)/(\d+), (?:Step (\d+)/(\d+), step time: "
+    _LOGGER
+    + r"Epoch (\d+)/(\d+), (?:Step (\d+)/(\d+), step time: "
     + _NUM
     + r" ms|epoch time: "
     + _NUM
     + r" min)"
 )
-_YOLO_ANY_STEP_RE = re.compile(r"Epoch \d+/\d+, Step \d+/(\d+),")
+_YOLO_ANY_STEP_RE = re.compile(_LOGGER + r"Epoch \d+/\d+, Step \d+/(\d+),")
 
 
-_YOLO_STEP = _Pattern(r"Epoch (\d+)/\d+, Step (\d+)/(\d+), step time: " + _NUM + r" ms")
+_YOLO_STEP = _Pattern(_LOGGER + r"Epoch (\d+)/\d+, Step (\d+)/(\d+), step time: " + _NUM + r" ms")
 
 
 def _step_lines(
@@ -920,7 +939,8 @@ def parse_mindyolo(lines: Iterable[str], *, info: ParseInfo | None = None, **_: 
 
 # mindocr: 1 epoch, 2 epochs; step line: 3 step, 4 steps/epoch, 5 ms; epoch line: 6 s, 7 ms.
 _OCR_RE = re.compile(
-    r"epoch: \[(\d+)/(\d+)\](?: step: \[(\d+)/(\d+)\][^\n]* per step time: "
+    _LOGGER
+    + r"epoch: \[(\d+)/(\d+)\](?: step: \[(\d+)/(\d+)\][^\n]* per step time: "
     + _NUM
     + r" ms|,[^\n]* epoch time: "
     + _NUM
@@ -931,7 +951,7 @@ _OCR_RE = re.compile(
 
 
 _OCR_STEP = _Pattern(
-    r"epoch: \[(\d+)/\d+\] step: \[(\d+)/(\d+)\][^\n]* per step time: " + _NUM + r" ms"
+    _LOGGER + r"epoch: \[(\d+)/\d+\] step: \[(\d+)/(\d+)\][^\n]* per step time: " + _NUM + r" ms"
 )
 
 
@@ -984,7 +1004,11 @@ def _ocr_lines(found: list, in_epoch: Callable[..., tuple[int, int] | None], out
 
 
 # TimeMonitor: 1 Train/Eval (absent in old MindSpore: training), 2 epoch ms, 3 per-step ms.
-_TM_RE = re.compile(r"epoch time: " + _NUM + r" ms, per step time: " + _NUM + r" ms")
+# TimeMonitor prints (no logger): its line starts a line, after `Train ` or `Eval ` (the match
+# starts at the line, where the Eval test below looks for "Eval ").
+_TM_RE = re.compile(
+    r"(?m:^)(?:Train |Eval )?epoch time: " + _NUM + r" ms, per step time: " + _NUM + " ms"
+)
 
 TM_FIT_REFUSAL = (
     "TimeMonitor under Model.fit: MindSpore runs the evaluation before the training epoch-end "
@@ -1031,7 +1055,7 @@ def parse_timemonitor(
                     continue
         if evals or after_eval:
             matches = [
-                ("E" if block.startswith("Eval ", m.start() - 5) else "", *m.groups())
+                ("E" if block.startswith("Eval ", m.start()) else "", *m.groups())
                 for m in _TM_RE.finditer(block)
             ]
         else:  # Model.train: no evaluation lines, no positions needed
@@ -1052,6 +1076,7 @@ def parse_timemonitor(
                 continue
             out.add(glob, epoch_ms / n / 1000.0, n, "epoch")
         out.cap()
+    info.last_step = glob
     if dropped:
         if dropped == train:
             info.refusal = TM_FIT_REFUSAL
@@ -1064,12 +1089,18 @@ def parse_timemonitor(
 
 
 _AUDIO_RE = re.compile(
-    r"Epoch: \[(\d+)/(\d+)\], Step: \[(\d+)/(\d+)\], Step Time: " + _NUM + " sec"
+    _LOGGER
+    + r"(?:\[Train\][ \t]{0,4})?Epoch: \[(\d+)/(\d+)\], Step: \[(\d+)/(\d+)\], Step Time: "
+    + _NUM
+    + " sec"
 )
 
 
 _AUDIO = _Pattern(
-    r"Epoch: \[(\d+)/\d+\], Step: \[(\d+)/(\d+)\], Step Time: " + _NUM + " sec"
+    _LOGGER
+    + r"(?:\[Train\][ \t]{0,4})?Epoch: \[(\d+)/\d+\], Step: \[(\d+)/(\d+)\], Step Time: "
+    + _NUM
+    + " sec"
 )  # _AUDIO_RE without the unused group
 
 
@@ -1187,7 +1218,10 @@ LINE_PATTERNS: dict[str, re.Pattern[str]] = {
 # Line signatures, most specific first (earlier wins ties).
 _SIGNATURES: list[tuple[str, re.Pattern[str]]] = [
     ("mindone", re.compile(r"step_time\(ms\) [0-9]")),
-    ("mindcv", _MINDCV_RE),
+    (
+        "mindcv",
+        re.compile(r"Epoch: \[(\d+)/(\d+)\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s"),
+    ),
     (
         "mindyolo",
         re.compile(r"Epoch \d+/\d+, (?:Step \d+/\d+, step time:|epoch time:)"),
@@ -1196,9 +1230,12 @@ _SIGNATURES: list[tuple[str, re.Pattern[str]]] = [
         "mindocr",
         re.compile(r"epoch: \[\d+/\d+\][^\n]* per step time: [0-9.]+ ms"),
     ),
-    ("mindaudio", _AUDIO_RE),
-    ("timemonitor", _TM_RE),
-]
+    (
+        "mindaudio",
+        re.compile(r"Epoch: \[(\d+)/(\d+)\], Step: \[(\d+)/(\d+)\], Step Time: " + _NUM + " sec"),
+    ),
+    ("timemonitor", re.compile(r"epoch time: " + _NUM + r" ms, per step time: " + _NUM + r" ms")),
+]  # unanchored: which format a log is in; the parsers read only anchored lines
 
 
 def _detect_table(first: str) -> str | None:
@@ -1271,6 +1308,7 @@ class LogRead:
     ranks: int = 0  # ranks msrun announced in this output (0: none seen)
     pynative: bool | None = None  # the log's mode banner, when it has one
     restarts: int = 0
+    last_step: int = 0  # the last step counted, lines not kept as samples included
 
 
 class _Scan:
@@ -1354,6 +1392,7 @@ def read_log(
         ranks=scan.ranks,
         pynative=scan.pynative,
         restarts=info.restarts,
+        last_step=info.last_step,
     )
     if info.dropped:
         read.notes.append(

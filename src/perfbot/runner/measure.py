@@ -18,7 +18,8 @@ Definitions (also in docs/runner.md):
   steps. In sink mode that is the first epoch minus a steady epoch. It is None (with a
   note saying why) when the log does not start at step 1, when the first sample is not slower
   than the steady median (a cached graph: compile cannot be measured from this log; never a
-  negative number), and in PyNative mode (there is no graph compile).
+  negative number), in PyNative mode (there is no graph compile), and for a window or epoch
+  when its uncertainty (`compile_uncertainty`) is 25 % of the estimate or more.
 - **img/s** = cards x batch size / s/step; for inference cards x batch size / (steps x s/step).
 """
 
@@ -133,9 +134,10 @@ def measure(
     counted = list(map(sub, ends, map(max, map(sub, ends, spans), repeat(warmup))))
     positive = list(map(lt, repeat(0), counted))
     values, weights = list(compress(secs, positive)), list(compress(counted, positive))
+    widths = list(compress(spans, positive))
     if not values:
         # Too short a run for the warm-up: keep all but the compile sample.
-        values, weights = secs, spans
+        values, weights, widths = secs, spans, spans
         if values:
             notes.append(f"fewer than warmup={warmup} steps after step 1; warm-up not dropped")
     if not values:
@@ -154,6 +156,7 @@ def measure(
     if dropped:
         notes.append(f"dropped {dropped} outlier sample(s) (checkpoint saving or stalls)")
         values, weights = list(compress(values, kept)), list(compress(weights, kept))
+        widths = list(compress(widths, kept))
     med, iqr, cv = _weighted_stats(values, weights)
 
     compile_s = None
@@ -170,6 +173,25 @@ def measure(
                 "one by one); graph compile is not reported"
             )
             notes.append(compile_note)
+        elif extra > 0 and compile_sample.span > 1:
+            # a window or epoch: only when the estimate is good to 25 % (see compile_uncertainty)
+            u = compile_uncertainty(med, values, widths, compile_sample.span, warmup)
+            what = _what(compile_sample)
+            if u < UNCERTAINTY_LIMIT * extra:
+                compile_s = extra
+                notes.append(
+                    f"graph compile estimated from the first {what}: {extra:.2f} s "
+                    f"± {u:.2f} s (see docs/runner.md)"
+                )
+            else:
+                compile_note = (
+                    f"graph compile not reported: from the first {what} it comes out at "
+                    f"{extra:.2f} s ± {u:.2f} s, more than {UNCERTAINTY_LIMIT:.0%} uncertain "
+                    "(the window also holds the warm-up steps, and the steady "
+                    f"{'epochs' if compile_sample.kind == 'epoch' else 'windows'} vary); "
+                    "a per-step log (log_interval 1) times step 1 alone"
+                )
+                notes.append(compile_note)
         elif extra > 0:
             compile_s = extra
         else:
@@ -193,6 +215,42 @@ def measure(
         notes=tuple(notes),
         compile_note=compile_note,
     )
+
+
+UNCERTAINTY_LIMIT = 0.25  # a window's or epoch's compile estimate is reported below this
+SINGLE_SPREAD = 0.10  # relative spread assumed when only one steady window or epoch is logged
+
+
+def _what(sample: StepSample) -> str:
+    if sample.kind == "epoch":
+        return f"epoch (steps 1-{sample.step})"
+    return f"window (steps 1-{sample.step})"
+
+
+def compile_uncertainty(
+    med: float, values: Sequence[float], spans: Sequence[int], span: int, warmup: int
+) -> float:
+    """Uncertainty (seconds) of graph compile read from a first window or epoch of ``span``
+    steps as (its total - ``span`` x the steady median ``med``). Two parts, added:
+
+    - **noise**: the steady part of that window is ``span`` steps whose total varies like the
+      steady samples do: 2 x (sample-to-sample standard deviation of the steady samples' per-step
+      means ``values``) x sqrt(``span`` x their median span), the standard deviation of a sum of
+      ``span`` steps scaled from windows of the median span; with a single steady sample, its
+      spread is taken as ``SINGLE_SPREAD`` of ``med``;
+    - **warm-up**: steps 2..``warmup`` of the window are warm-up steps whose extra time is not
+      compile and cannot be told apart in a window: each may take up to twice a steady step, so
+      ``med`` x (min(``span``, ``warmup``) - 1).
+    """
+    typical = sorted(spans)[len(spans) // 2] if spans else 1
+    if len(values) >= 2:
+        mean = sum(values) / len(values)
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    else:
+        sd = SINGLE_SPREAD * med
+    noise = 2.0 * sd * math.sqrt(span * max(1, typical))
+    warm = med * max(0, min(span, max(warmup, 1)) - 1)
+    return noise + warm
 
 
 def img_per_s(

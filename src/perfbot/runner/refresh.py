@@ -29,13 +29,14 @@ from dataclasses import dataclass, field
 
 from perfbot.config import Config
 from perfbot.engine import Context
-from perfbot.fix import Edit, Fix, apply_fixes
+from perfbot.fix import Edit, Fix, apply_fixes, replacement
 from perfbot.model import Cell, Row, Table
 from perfbot.runner.bench import BenchResult
 from perfbot.runner.versions_table import (
     TableProposal,
-    move_to_version,
+    move_target,
     propose_tables,
+    same_mode,
     table_covers,
 )
 from perfbot.source import Source
@@ -150,11 +151,15 @@ def _column_index(ctx: Context, table: Table, key: str) -> int | None:
 
 
 def find_row(
-    ctx: Context, selector: Mapping[str, str] | int, mindspore: str | None = None
+    ctx: Context,
+    selector: Mapping[str, str] | int,
+    mindspore: str | None = None,
+    mode: str | None = None,
 ) -> tuple[Table, Row]:
     """The performance-table row ``selector`` names; :class:`RowError` when none or several.
-    When several match and only one is in a table for MindSpore ``mindspore`` (the runner's),
-    that one is taken: the README keeps one table per version."""
+    When several match and only one is in a table for MindSpore ``mindspore`` (the runner's)
+    and, among several, for the run's ``mode``, that one is taken: the README keeps one table
+    per version and mode."""
     tables = [t for t in ctx.doc.tables if t.kind == "performance"]
     if not tables:
         html = [h for h in ctx.doc.html_tables if h.kind == "performance"]
@@ -189,6 +194,8 @@ def find_row(
         ran = normalize_mindspore(mindspore)
         if ran is not None and not ran.partial:
             mine = [(t, r) for t, r in found if table_covers(t, ran)]
+            if len(mine) > 1 and mode:
+                mine = [(t, r) for t, r in mine if same_mode(t, mode)]
             if len(mine) == 1:
                 return mine[0]
     if len(found) > 1:
@@ -306,12 +313,13 @@ def _step_scale(ctx: Context, table: Table, cell: Cell | None) -> float:
 
 
 def is_pynative(r: BenchResult, table: Table) -> bool:
-    """Whether ``r`` ran in PyNative mode: the result says so (``run_mode: pynative``, from
-    ``perfbot bench``: the benchmark's ``mode``, its command or the log's mode banner), or the
-    row's table is one of PyNative runs (``... with mindspore X pynative mode.``)."""
+    """Whether ``r`` ran in PyNative mode: as the result says (``run_mode``, from ``perfbot
+    bench``: the benchmark's ``mode``, its command or the log's mode banner), else when the
+    row's table is one of PyNative runs (``... with mindspore X pynative mode.``). A result
+    whose mode differs from its table's goes to a table of its own mode (``move_target``)."""
     mode = getattr(r, "run_mode", None)
-    if isinstance(mode, str) and mode.strip().lower() == "pynative":
-        return True
+    if isinstance(mode, str) and mode.strip().lower() in ("graph", "pynative"):
+        return mode.strip().lower() == "pynative"  # the run itself (its row may move: see below)
     return table.sentence is not None and table.sentence.mode == "pynative"
 
 
@@ -407,6 +415,79 @@ def refresh_row(ctx: Context, table: Table, row: Row, r: BenchResult, readme: st
     return out
 
 
+# An unknown column whose header names a result rather than a setting (accuracy and other
+# metrics): in a row moved to another MindSpore version its old value would be a claim nobody
+# measured on the new version.
+_RESULT_HEADER = re.compile(
+    r"(?i)acc|top-?\s*[1-5]\b|\bm?ap\d*\b|@|recall|f-?score|\bf1\b|h-?mean|\bm?iou\b|\bfid\b|"
+    r"\bfvd\b|\bclip\b|bleu|rouge|psnr|ssim|lpips|\bwer\b|\bcer\b|score|loss|\bppl\b|"
+    r"perplexity|%|metric|eval|精度|准确|指标"
+)
+
+
+def _placeholder(table: Table) -> str:
+    """The table's own "no value" notation (its most used placeholder cell), else ``-``."""
+    counts: dict[str, int] = {}
+    for r in table.rows:
+        for c in r.cells:
+            t = c.text.strip()
+            if t and PLACEHOLDER.match(t):
+                counts[t] = counts.get(t, 0) + 1
+    return max(counts, key=lambda k: counts[k]) if counts else "-"
+
+
+def _is_result_column(ctx: Context, col) -> bool:
+    """Whether a column holds something a run measures (not a setting of the run)."""
+    if col.name is not None:
+        return col.name in ctx.spec.measured
+    if col.slot is not None:
+        return True
+    header = " ".join(col.text.split())
+    return bool(
+        _RESULT_HEADER.search(header)
+        or ctx.spec.timing_words.search(header)
+        or header.lower() in ctx.spec.metric_neighbours
+    )
+
+
+def moved_row(ctx: Context, source: Source, table: Table, row: Row, rr: RowRefresh) -> str:
+    """``row`` as a row of the runner's version's table: the settings as they are, the cells
+    the benchmark measured with their new values, and every other result cell (graph compile
+    not measured, accuracy, any metric) the table's placeholder, with a note: a value of the
+    old version is not a measurement of the new one."""
+    measured = {c.column: c.new for c in rr.cells}
+    filler = _placeholder(table)
+    edits: list[Edit] = []
+    blanked: list[str] = []
+    for col in ctx.columns(table):
+        cell = ctx.cell(row, col)
+        if cell is None:
+            continue
+        if col.name is not None and col.name in measured:
+            new = measured[col.name]
+        elif _is_result_column(ctx, col):
+            new = filler
+            if cell.text.strip() != filler:
+                blanked.append(col.text.strip() or f"column {col.index + 1}")
+        else:
+            continue
+        if new != cell.text:
+            edits.append(_cell_edit(row, cell, new))
+    if blanked:
+        version = rr.new_version or "the runner's version"
+        rr.notes.append(
+            "not measured by the benchmark, so `"
+            + filler
+            + "` in the new table (the old version's value is not a measurement on "
+            + f"MindSpore {version}): "
+            + ", ".join(f"`{b}`" for b in blanked)
+        )
+    if not edits:
+        return row.raw
+    _, _, text = replacement(source, Fix("moved row", tuple(edits)))
+    return text.splitlines()[0] if text.splitlines() else row.raw
+
+
 def refresh(
     source: Source,
     results: Iterable[BenchResult],
@@ -420,7 +501,7 @@ def refresh(
     out: list[RowRefresh] = []
     for r in results:
         try:
-            table, row = find_row(ctx, r.row, r.environment.mindspore)
+            table, row = find_row(ctx, r.row, r.environment.mindspore, r.run_mode)
         except RowError as e:
             out.append(RowRefresh(r, source.path, problem=str(e)))
             continue
@@ -428,7 +509,13 @@ def refresh(
         rr.table = table
         if id(r) in blocked and r.ok:
             rr.fix, rr.problem = None, blocked[id(r)]
-        move_to_version(source, table, row.raw, rr)
+        target = move_target(table, rr)
+        if target is not None:
+            rr.new_version = target[0].canonical
+            rr.new_row = moved_row(ctx, source, table, row, rr)
+            rr.fix = None
+            # the old table's cells stay; what is said of them is not said of the new row
+            rr.notes = [n for n in rr.notes if "left as it is" not in n]
         out.append(rr)
     taken: dict[int, str] = {}
     for rr in out:

@@ -119,7 +119,24 @@ def _flags(rr: RowRefresh, rerun: RerunConfig) -> list[str]:
     cv = rr.result.cv
     if cv is not None and cv > rerun.noisy_cv:
         out.append("⚠️ noisy")
+    for flag in getattr(rr.result, "flags", None) or ():
+        if flag in LOG_FLAGS:
+            out.append(LOG_FLAGS[flag][0])
     return out
+
+
+# what perfbot bench's checks of a log flag (perfbot.runner.integrity): the flag and its legend
+LOG_FLAGS = {
+    "log_vs_wall": (
+        "⚠️ log vs wall",
+        "*log vs wall*: the log's step times add up to far less than the benchmark ran "
+        "(see the notes)",
+    ),
+    "cv_zero": (
+        "⚠️ CV 0",
+        "*CV 0*: every step time in the log is the same; a real trainer's steps vary",
+    ),
+}
 
 
 def _where(rr: RowRefresh, link: LinkFn | None) -> str:
@@ -158,7 +175,9 @@ def _measured_line(r: BenchResult) -> str:
         f"{k} {code(v, 40)}" for k, v in (("MindSpore", env.mindspore), ("CANN", env.cann)) if v
     )
     runner = f" on {code(r.runner)}" if r.runner else ""
-    return f"measured over {', '.join(parts)}{runner}" + (f" ({where})" if where else "")
+    return f"read from the benchmark's own log over {', '.join(parts)}{runner}" + (
+        f" ({where})" if where else ""
+    )
 
 
 def suggestion_comment(rr: RowRefresh, source: Source, rerun: RerunConfig) -> dict:
@@ -312,8 +331,16 @@ def render_summary(
                 f"*noisy*: the step times vary by more than {rerun.noisy_cv:.0%} (coefficient "
                 "of variation): run more steps, or check the runner's load"
             )
+        for flag, (_, text) in LOG_FLAGS.items():
+            if any(flag in (rr.result.flags or ()) for rr in ok):
+                legend.append(text)
         if legend:
             out += ["; ".join(legend) + ".", ""]
+        out += [
+            "The numbers are read from each benchmark's own log (the lines its trainer "
+            "printed), checked against how long the command ran.",
+            "",
+        ]
         unit_note = [rr for rr in ok if rr.unit == "ms/step"]
         if unit_note:
             out += [

@@ -179,6 +179,17 @@ class BenchmarkSpec(BaseModel):
             "first epoch minus a steady one."
         ),
     )
+    python: str | None = Field(
+        default=None,
+        description=(
+            "The Python interpreter the benchmark's training runs on (a path, or a name looked "
+            "up on the benchmark's PATH), when the command does not name it: e.g. a `bash` "
+            "script that starts `/opt/ms/bin/python`. perfbot reads the MindSpore version from "
+            "that interpreter's installed packages (their metadata, without importing "
+            "anything). Default: the command's own `python`, or the interpreter of a console "
+            "script such as `msrun` (its `#!` line)."
+        ),
+    )
     mode: Literal["auto", "graph", "pynative"] = Field(
         default="auto",
         description=(
@@ -247,6 +258,16 @@ class BenchmarkSpec(BaseModel):
         if not v.strip():
             raise ValueError("must not be empty")
         return v.strip()
+
+    @field_validator("python")
+    @classmethod
+    def _check_python(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
+        v = v.strip()
+        if not v or any(c in v for c in "\n\r\0"):
+            raise ValueError("must be the path or the name of a Python interpreter")
+        return v
 
     @field_validator("row", mode="before")
     @classmethod

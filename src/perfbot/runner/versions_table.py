@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perfbot.engine import Context
-from perfbot.fix import Edit, Fix, replacement
-from perfbot.model import Table
+from perfbot.fix import Edit, Fix
+from perfbot.model import Row, Table
 from perfbot.parse import canonical_sentence
 from perfbot.source import Source
 from perfbot.spec.versions import (
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from perfbot.runner.envinfo import EnvInfo
     from perfbot.runner.refresh import RowRefresh
 
-__all__ = ["TableProposal", "move_to_version", "propose_tables", "sentence_for"]
+__all__ = ["TableProposal", "move_target", "propose_tables", "same_mode", "sentence_for"]
 
 
 @dataclass
@@ -76,21 +76,51 @@ def table_covers(table: Table, ran: Version) -> bool | None:
     return any(_covers(v, ran) for v in table.sentence.versions)
 
 
-def move_to_version(source: Source, table: Table, row_raw: str, rr: RowRefresh) -> None:
-    """When the runner's MindSpore is not the version of ``table``, turn ``rr``'s in-place fix into
-    a row for the runner's version (``rr.new_version``, ``rr.new_row``)."""
+def run_mode(rr: RowRefresh) -> str | None:
+    """``graph`` or ``pynative`` when the result says how it ran, else None."""
+    mode = getattr(rr.result, "run_mode", None)
+    return mode if mode in ("graph", "pynative") else None
+
+
+def table_mode(table: Table) -> str | None:
+    """The mode the table's sentence names (``graph``, ``pynative``), else None."""
+    return table.sentence.mode if table.sentence is not None else None
+
+
+def same_mode(table: Table, mode: str | None) -> bool:
+    """Whether ``table`` can hold a result of ``mode``: the table or the result says no mode,
+    or both say the same one."""
+    have = table_mode(table)
+    return mode is None or have is None or have == mode
+
+
+def move_target(table: Table, rr: RowRefresh) -> tuple[Version, str | None] | None:
+    """Where ``rr``'s numbers go when not into ``table``: (the runner's MindSpore, the run's
+    mode) when ``table`` is for another version, or for the same version in another mode
+    (a PyNative result never lands in a graph-mode table, nor the reverse); None when the row
+    is refreshed in place. A result whose MindSpore is unknown, for a row in a table that names
+    a version, gets ``rr.problem`` instead: its numbers go into no version's table on a guess."""
     if rr.problem or not rr.result.ok:
-        return
+        return None
     ran = runner_version(rr)
-    if ran is None or table_covers(table, ran) is not False:
-        return
-    new_row = row_raw
-    if rr.fix is not None:
-        _, _, text = replacement(source, rr.fix)
-        new_row = text.splitlines()[0] if text.splitlines() else row_raw
-    rr.new_version = ran.canonical
-    rr.new_row = new_row
-    rr.fix = None
+    mode = run_mode(rr)
+    if ran is None:
+        if table.sentence is not None and table.sentence.versions:
+            env = rr.result.environment
+            why = getattr(env, "mindspore_source", None)
+            rr.fix = None
+            rr.problem = (
+                "the MindSpore version the benchmark ran is unknown"
+                + (f" ({why})" if why else "")
+                + ": its numbers are put in no version's table (this one is for "
+                + "/".join(table.sentence.versions)
+                + "). Name the benchmark's interpreter with `python:` in .perfbot.yml"
+            )
+        return None
+    covers = table_covers(table, ran)
+    if covers is False or (covers and not same_mode(table, mode)):
+        return ran, mode
+    return None
 
 
 def sentence_for(table: Table, version: str, pynative: bool) -> str:
@@ -175,6 +205,37 @@ def requirement_values(
     return out, notes
 
 
+def _pipes(raw: str) -> list[int]:
+    return [i for i, ch in enumerate(raw) if ch == "|" and (i == 0 or raw[i - 1] != "\\")]
+
+
+def _like_row(table: Table, cells: Sequence[str]) -> str:
+    """A line of ``table`` holding ``cells``: in an aligned table (its last row's pipes where the
+    header's are) padded like that row, each cell starting where the row's does within its
+    pipes and filled to the same width; else a plain ``| a | b |`` line."""
+    plain = "| " + " | ".join(cells) + " |"
+    model: Row | None = table.rows[-1] if table.rows else None
+    if (
+        model is None
+        or len(model.cells) != len(cells)
+        or not model.raw.lstrip().startswith("|")
+        or _pipes(model.raw) != _pipes(table.header.raw)
+    ):
+        return plain
+    raw = model.raw
+    out = [raw[: raw.index("|")]]
+    for cell, text in zip(model.cells, cells, strict=True):
+        left = raw.rfind("|", 0, cell.start)
+        right = raw.find("|", max(cell.end, left + 1))
+        if left < 0 or right < 0:
+            return plain
+        lead = max(1, cell.start - left - 1) if cell.end > cell.start else 1
+        width = right - left - 1
+        seg = " " * lead + text
+        out.append("|" + (seg.ljust(width) if len(seg) < width else f" {text} "))
+    return "".join(out) + "|"
+
+
 def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> None:
     """Give every row of ``rows`` that moves to another version (``new_version``) one shared
     :class:`TableProposal` for its README (``rr.proposal``)."""
@@ -186,14 +247,14 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
     perf = ctx.doc.of_kind("performance")
     versions = sorted({rr.new_version for rr in moved if rr.new_version}, key=_version_key)
     proposal = TableProposal(versions)
-    groups: dict[tuple[int, str], list[RowRefresh]] = {}
+    groups: dict[tuple[int, str, str], list[RowRefresh]] = {}
     for rr in moved:
         assert rr.table is not None and rr.new_version is not None
-        groups.setdefault((rr.table.index, rr.new_version), []).append(rr)
+        groups.setdefault((rr.table.index, rr.new_version, run_mode(rr) or ""), []).append(rr)
     inserts: dict[int, list[str]] = {}
     titles: dict[int, list[str]] = {}
-    for (index, version), members in sorted(
-        groups.items(), key=lambda kv: (_version_key(kv[0][1]), kv[0][0])
+    for (index, version, mode), members in sorted(
+        groups.items(), key=lambda kv: (_version_key(kv[0][1]), kv[0][2], kv[0][0])
     ):
         src_table = next(t for t in perf if t.index == index)
         members.sort(key=lambda rr: rr.line or 0)
@@ -203,7 +264,11 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
         assert ran is not None
         # the version's own table (same header): in this section, else anywhere in the README
         mine = [
-            t for t in perf if table_covers(t, ran) and _header_key(t) == _header_key(src_table)
+            t
+            for t in perf
+            if table_covers(t, ran)
+            and same_mode(t, mode or table_mode(src_table))
+            and _header_key(t) == _header_key(src_table)
         ]
         here = [t for t in mine if any(t is s for s in section)]
         existing = here[0] if here else (mine[0] if len(mine) == 1 else None)
@@ -214,7 +279,9 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
             )
         else:
             anchor = max(_last_line(t) for t in section)
-            pynative = all(is_pynative(rr.result, src_table) for rr in members)
+            pynative = mode == "pynative" or (
+                not mode and all(is_pynative(rr.result, src_table) for rr in members)
+            )
             lines = [
                 "",
                 sentence_for(src_table, version, pynative),
@@ -225,7 +292,21 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
             ]
             if anchor < len(source.lines) and source.lines[anchor].strip():
                 lines.append("")  # text right under the table stays apart from the new one
-            titles.setdefault(anchor, []).append(f"add a MindSpore {version} table")
+            what = f"MindSpore {version}" + (f" {mode} mode" if mode else "")
+            titles.setdefault(anchor, []).append(f"add a {what} table")
+            device = src_table.sentence.device if src_table.sentence else None
+            proposal.notes.append(
+                f"the new table's sentence names the device of the table it comes from "
+                f"(`{device or '910*'}`): perfbot does not detect the chip"
+                + (
+                    " (and this runner reported no Ascend driver or CANN)"
+                    if not any(
+                        (rr.result.environment.driver, rr.result.environment.cann) for rr in members
+                    )
+                    else ""
+                )
+                + "; correct it if the benchmark ran on another one"
+            )
         inserts.setdefault(anchor, []).extend(lines)
     for anchor, lines in sorted(inserts.items()):
         proposal.fixes.append(
@@ -259,7 +340,7 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
             values, notes = requirement_values(ctx, version, env)
             proposal.notes.extend(notes)
             cells = [values.get(name or "", "") for name in columns]
-            new_lines.append("| " + " | ".join(cells) + " |")
+            new_lines.append(_like_row(req, cells))
         if new_lines:
             anchor = _last_line(req)
             proposal.requirements = new_lines
