@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+    from multiprocessing.context import BaseContext
 
     from ..config import Config
     from ..engine import FileResult
@@ -586,6 +587,7 @@ def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    ctx: BaseContext
     try:
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # no fork on this platform
@@ -628,7 +630,7 @@ class _Gate:
     def filter(self, r: FileResult) -> FileResult:
         from dataclasses import replace
 
-        if self.scope is not None:
+        if self.scope is not None and self.mode is not None:  # set together
             keep = [f for f in r.findings
                     if self.scope.keeps(self.mode, f.path, f.line, f.end_line)]  # fmt: skip
             self.outside += len(r.findings) - len(keep)

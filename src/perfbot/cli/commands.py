@@ -56,8 +56,8 @@ def _write_baseline(args: argparse.Namespace, run: _Runner, results: list[FileRe
             fh.write(text)
     except OSError as e:
         raise UsageError(f"{path}: cannot write: {e.strerror or e}") from None
-    for e in run.errors:
-        print(e, file=sys.stderr)
+    for err in run.errors:
+        print(err, file=sys.stderr)
     print(f"wrote {path}: {summary_line(results, run.errors)}", file=sys.stderr)
     return 2 if run.errors else 0
 
@@ -87,8 +87,8 @@ def _add_noqa(args: argparse.Namespace, run: _Runner, results: list[FileResult])
         files += 1
         if not args.quiet:
             print(f"{r.path}: added {n} directive(s)", file=sys.stderr)
-    for e in run.errors:
-        print(e, file=sys.stderr)
+    for err in run.errors:
+        print(err, file=sys.stderr)
     print(f"Added {total} directive(s) in {files} file(s)", file=sys.stderr)
     return 2 if run.errors else 0
 
@@ -349,9 +349,9 @@ def cmd_matrix(args: argparse.Namespace) -> int:
             print("\nnotes (`--format json` has every row's sources):\n" + "\n".join(notes))
         if cfg_path is not None:
             print(f"{len(rows)} row(s) from {cfg_path}", file=sys.stderr)
-    for e in matrix.errors:
+    for err in matrix.errors:
         where = f"{cfg_path}: " if cfg_path else ""
-        print(f"{PROG}: error: {where}{e}", file=sys.stderr)
+        print(f"{PROG}: error: {where}{err}", file=sys.stderr)
     return 2 if matrix.errors else 0
 
 
