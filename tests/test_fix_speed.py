@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from perfbot import cli
+from perfbot.cli import batch, commands
 from perfbot.engine import FileResult, check_source, fix_source
 from perfbot.source import Source
 from speedkit import count_parses
@@ -142,14 +143,14 @@ def test_streamed_fix_output_gets_no_source_back_from_the_workers(
     it holds the findings to print, not the file's text, old or new; JSON output, which prints
     the fixes' text, gets the new text's source."""
     got: list[tuple] = []
-    real = cli._map_checks
+    real = batch._map_checks
 
-    def recording(jobs, func=cli._check_one):  # type: ignore[no-untyped-def]
+    def recording(jobs, func=batch._check_one):  # type: ignore[no-untyped-def]
         for item in real(jobs, func):
             got.append(item)
             yield item
 
-    monkeypatch.setattr(cli, "_map_checks", recording)
+    monkeypatch.setattr(commands, "_map_checks", recording)
 
     def sources_in(x: object) -> list[Source]:
         if isinstance(x, Source):

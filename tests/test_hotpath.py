@@ -22,7 +22,7 @@ from perfbot.engine import check_source, run_rules
 from perfbot.model import Cell, Row
 from perfbot.parse import segments
 from perfbot.registry import Finding, Issue
-from perfbot.rules import _util, values
+from perfbot.rules import _util, derived
 from perfbot.source import Source
 from perfbot.spec import forms, versions
 
@@ -148,13 +148,13 @@ def test_the_img_s_rows_are_worked_out_once_per_table(monkeypatch: pytest.Monkey
     # PB401 and PB406 (and PB402, PB403 in inference tables) read the same rows; the numbers
     # of a row are worked out once, not once per rule
     calls: list[int] = []
-    real = values._numbers
+    real = derived._numbers
 
     def counting(ctx, table, row):  # type: ignore[no-untyped-def]
         calls.append(row.line)
         return real(ctx, table, row)
 
-    monkeypatch.setattr(values, "_numbers", counting)
+    monkeypatch.setattr(derived, "_numbers", counting)
     rows = [f"| net | {c} | 32 | O2 | 1~2 mins | 0.50 | {c * 64 + 10}.00 |" for c in range(1, 7)]
     got = _findings(_perf(rows))
     assert sorted(calls) == sorted(set(calls)) and len(calls) == 6

@@ -27,6 +27,7 @@ KNOWN = [
         "perfbot.rules",
         "perfbot.rules._util",
         "perfbot.rules.columns",
+        "perfbot.rules.derived",
         "perfbot.rules.directives",
         "perfbot.rules.matrix",
         "perfbot.rules.requirements",

@@ -1,14 +1,14 @@
 """The fast block parse is mistune's: a differential test against the stock loop (issue 11).
 
-:class:`perfbot.parse._SpanParser` runs its own copy of mistune's ``BlockParser.parse`` loop, made
-faster (line starts only for the next-block search, no indented-code test on a line without a
-leading blank), and perfbot's table cells are cut by hand-tuned code. The reference here is what
-perfbot did before: mistune's *unpatched* ``BlockParser.parse`` with perfbot's span hook as it was,
-and the regex-based cell splitter. Hypothesis builds Markdown from the block kinds that decide
-where a table is (pipe tables, code fences, HTML blocks, lists, block quotes, setext headings,
-indented code, reference links, thematic breaks) and their nasty mixes (tables in lists and
-quotes, fences holding pipes, setext underlines that look like delimiter rows, CRLF and lone CR,
-tabs), and both must give the same tokens (with their source spans) and the same Document.
+:class:`perfbot.parse.blocks._SpanParser` runs its own copy of mistune's ``BlockParser.parse``
+loop, made faster (line starts only for the next-block search, no indented-code test on a line
+without a leading blank), and perfbot's table cells are cut by hand-tuned code. The reference here
+is what perfbot did before: mistune's *unpatched* ``BlockParser.parse`` with perfbot's span hook as
+it was, and the regex-based cell splitter. Hypothesis builds Markdown from the block kinds that
+decide where a table is (pipe tables, code fences, HTML blocks, lists, block quotes, setext
+headings, indented code, reference links, thematic breaks) and their nasty mixes (tables in lists
+and quotes, fences holding pipes, setext underlines that look like delimiter rows, CRLF and lone
+CR, tabs), and both must give the same tokens (with their source spans) and the same Document.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from mistune.block_parser import BlockParser
 
 from perfbot import blockscan, parse
 from perfbot.model import Cell
+from perfbot.parse import blocks, tables
 from perfbot.source import Source
 
 SETTINGS = settings(
@@ -41,7 +42,7 @@ SETTINGS = settings(
 class _ReferenceParser(BlockParser):
     """Stock ``BlockParser.parse``; the span hook exactly as perfbot had it."""
 
-    state_cls = parse._SpanState
+    state_cls = blocks._SpanState
 
     def parse_method(self, m: re.Match[str], state):  # type: ignore[override]
         n = len(state.tokens)
@@ -55,7 +56,7 @@ class _ReferenceParser(BlockParser):
 
 def _reference_markdown() -> mistune.Markdown:
     md = mistune.Markdown(renderer=None, block=_ReferenceParser())
-    md.block.register("pipe_table", parse._TABLE, parse._parse_pipe_table, before="paragraph")
+    md.block.register("pipe_table", blocks._TABLE, blocks._parse_pipe_table, before="paragraph")
     md.block.rules.remove("list")
     return md
 
@@ -104,7 +105,7 @@ def ref_align(cell: Cell) -> str | None:
 
 
 def tokens(md: mistune.Markdown, text: str) -> list[dict]:
-    state = parse._SpanState()
+    state = blocks._SpanState()
     state.process(text if text.endswith("\n") else text + "\n")
     md.block.parse(state)
     return state.tokens
@@ -112,9 +113,10 @@ def tokens(md: mistune.Markdown, text: str) -> list[dict]:
 
 def reference_document(src: Source):
     with ExitStack() as stack:
-        stack.enter_context(mock.patch.object(parse, "_MD", _REF))
+        stack.enter_context(mock.patch.object(blocks, "_MD", _REF))
         for name, ref in (("segments", ref_segments), ("split_cells", ref_split_cells)):
-            stack.enter_context(mock.patch.object(parse, name, ref))
+            for module in (parse, tables):  # where the builder reads them, and where defined
+                stack.enter_context(mock.patch.object(module, name, ref))
         stack.enter_context(mock.patch.object(parse, "_align", ref_align))
         return parse.parse_document(src)
 
@@ -273,7 +275,7 @@ NASTY = [
 
 @pytest.mark.parametrize("text", NASTY)
 def test_same_tokens_and_document_on_nasty_cases(text: str) -> None:
-    assert tokens(parse._MD, text) == tokens(_REF, text)
+    assert tokens(blocks._MD, text) == tokens(_REF, text)
     src = Source.from_text(text)
     assert parse.parse_document(src) == reference_document(src)
 
@@ -283,7 +285,7 @@ def test_same_tokens_and_document_on_nasty_cases(text: str) -> None:
 @example("| a |\n|---|\n")
 @example("x\n\n> a\n>\n    | a |\n    |---|\n")
 def test_same_tokens_as_stock_mistune(text: str) -> None:
-    assert tokens(parse._MD, text) == tokens(_REF, text)
+    assert tokens(blocks._MD, text) == tokens(_REF, text)
 
 
 @SETTINGS
@@ -299,17 +301,17 @@ def test_same_cells_as_the_reference_splitter(line: str) -> None:
     assert parse.segments(line) == ref_segments(line)
     cells = parse.split_cells(line, 3)
     assert cells == ref_split_cells(line, 3)
-    assert [parse._align(c) for c in cells] == [ref_align(c) for c in cells]
+    assert [tables._align(c) for c in cells] == [ref_align(c) for c in cells]
 
 
 def test_the_fast_loop_runs_on_the_locked_mistune() -> None:
     # a new mistune runs the stock loop (the same tokens, slower): copy its loop again, then add
     # its version to _FAST_LOOP_VERSIONS
-    assert parse._FAST_LOOP, f"mistune {mistune.__version__}: the stock block loop runs"
+    assert blocks._FAST_LOOP, f"mistune {mistune.__version__}: the stock block loop runs"
 
 
 def test_every_rule_set_of_the_parser_is_line_anchored() -> None:
-    block = parse._MD.block
+    block = blocks._MD.block
     for rules in (None, block.block_quote_rules, ["thematic_break", "list"]):
         sc = block.compile_sc(rules)
         assert blockscan.line_anchored(sc), rules
@@ -372,7 +374,7 @@ class _CountingPattern:
 
 def test_the_next_block_is_found_at_line_starts_not_by_a_character_scan() -> None:
     text = "!x\n" * 50 + "| a | b |\n|---|---|\n| 1 | 2 |\n"
-    md = parse._make_markdown()
+    md = blocks._make_markdown()
     counting = _CountingPattern(md.block.compile_sc())
     with mock.patch.object(md.block, "compile_sc", lambda rules=None: counting):
         got = tokens(md, text)
@@ -385,7 +387,7 @@ def test_the_next_block_is_found_at_line_starts_not_by_a_character_scan() -> Non
 
 RULE_SETS = [
     None,  # the parser's own rules (pipe tables, no lists)
-    parse._MD.block.block_quote_rules,  # mistune's defaults, lists included
+    blocks._MD.block.block_quote_rules,  # mistune's defaults, lists included
     ["blank_line", "indent_code", "fenced_code"],
     ["thematic_break", "list"],
 ]
@@ -395,7 +397,7 @@ SCAN_TEXT = st.text(alphabet="ab|-=#>*_`~[]<!:1. \t\n\\\x0b\u00a0中", max_size=
 @SETTINGS
 @given(SCAN_TEXT, st.sampled_from(range(len(RULE_SETS))))
 def test_rule_matcher_matches_like_the_rule_pattern(text: str, which: int) -> None:
-    block = parse._MD.block
+    block = blocks._MD.block
     rules = RULE_SETS[which]
     sc = block.compile_sc(rules)
     matcher = blockscan.RuleMatcher(sc, rules or block.rules, block.specification)
@@ -435,11 +437,11 @@ def test_first_chars_holds_every_match_start(pattern: str, text: str) -> None:
 
 
 def test_first_chars_of_mistune_rules() -> None:
-    spec = parse._MD.block.specification
+    spec = blocks._MD.block.specification
     assert blockscan.first_chars(spec["atx_heading"], re.M) == ((False, frozenset(" #")), False)
     assert blockscan.first_chars(spec["pipe_table"], re.M) == ((True, frozenset("\n")), False)
     assert blockscan.first_chars(r"(?i)a") == ((True, frozenset()), False)  # case folding: all
-    matcher = blockscan.RuleMatcher(parse._MD.block.compile_sc(), parse._MD.block.rules, spec)
+    matcher = blockscan.RuleMatcher(blocks._MD.block.compile_sc(), blocks._MD.block.rules, spec)
     blank = matcher.for_char("\n")
     assert blank is not None and blank.groupindex.keys() == {"blank_line"}  # one rule tried
     only_tables = matcher.for_char("中")

@@ -22,6 +22,7 @@ from perfbot import engine, parse, reparse
 from perfbot.config_light import DEFAULT
 from perfbot.fix import Edit, apply_edits
 from perfbot.model import Document
+from perfbot.parse import blocks
 from perfbot.source import Source
 from perfbot.spec import builtin_spec
 from test_parse_differential import CELL, LINE, SETTINGS, markdown
@@ -176,9 +177,9 @@ BIG = "".join(
     ],
 )
 def test_only_a_window_is_tokenised_again(edit: Edit, monkeypatch) -> None:
-    windows: list[parse._SpanState] = []
+    windows: list[blocks._SpanState] = []
 
-    class Recorded(parse._SpanState):
+    class Recorded(blocks._SpanState):
         def __init__(self, *a) -> None:
             super().__init__(*a)
             windows.append(self)

@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from perfbot import cli
+from perfbot.cli import batch
 from perfbot.engine import check_source
 from perfbot.source import read_source
 from speedkit import count_parses
@@ -149,7 +150,7 @@ def test_fix_on_many_files_runs_in_the_pool_and_writes_what_one_process_writes(
     pooled = capsys.readouterr()
     # every file was read, checked and fixed in a worker (the main process checked a README of
     # its own before forking them, so that they start warm)
-    assert parses == [cli.WARM_PATH]
+    assert parses == [batch.WARM_PATH]
     parses.clear()
     monkeypatch.chdir(tmp_path / "one")
     monkeypatch.setenv("PERFBOT_JOBS", "1")
@@ -259,20 +260,20 @@ def test_the_pool_is_used_only_for_many_files_and_bytes(
     small = tmp_path / "small.md"
     small.write_text("x" * 100)
     big = tmp_path / "big.md"
-    big.write_text("x" * (cli.PARALLEL_MIN_BYTES // cli.PARALLEL_MIN_FILES + 1))
-    many_small = [(str(small),)] * cli.PARALLEL_MIN_FILES
-    many_big = [(str(big),)] * cli.PARALLEL_MIN_FILES
-    few_big = [(str(big),)] * (cli.PARALLEL_MIN_FILES - 1)
-    assert cli._pool_size(many_small) == 0  # 100 kB: not worth a pool
-    assert cli._pool_size(few_big) == 0
-    assert cli._pool_size(many_big) == 2
+    big.write_text("x" * (batch.PARALLEL_MIN_BYTES // batch.PARALLEL_MIN_FILES + 1))
+    many_small = [(str(small),)] * batch.PARALLEL_MIN_FILES
+    many_big = [(str(big),)] * batch.PARALLEL_MIN_FILES
+    few_big = [(str(big),)] * (batch.PARALLEL_MIN_FILES - 1)
+    assert batch._pool_size(many_small) == 0  # 100 kB: not worth a pool
+    assert batch._pool_size(few_big) == 0
+    assert batch._pool_size(many_big) == 2
     monkeypatch.setattr(os, "getloadavg", lambda: (4.5, 4.0, 3.0))  # two runnable per core
-    assert cli._pool_size(many_big) == 0
+    assert batch._pool_size(many_big) == 0
     monkeypatch.setenv("PERFBOT_JOBS", "3")
-    assert cli._pool_size([(str(small),)]) == 3
+    assert batch._pool_size([(str(small),)]) == 3
     monkeypatch.setenv("PERFBOT_JOBS", "1")
     monkeypatch.setattr(os, "getloadavg", lambda: (0.5, 0.5, 0.5))
-    assert cli._pool_size(many_big) == 0
+    assert batch._pool_size(many_big) == 0
 
 
 def test_the_builtin_matrix_is_read_with_the_spec_loader(monkeypatch: pytest.MonkeyPatch) -> None:

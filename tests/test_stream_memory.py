@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from perfbot import cli
+from perfbot.cli import batch
 from perfbot.report import summary_line
 from speedkit import NET_README
 
@@ -33,13 +34,13 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def kept(monkeypatch: pytest.MonkeyPatch) -> list:
     """The results `check` holds until its summary line."""
     seen: list = []
-    real = cli._Runner.report
+    real = batch._Runner.report
 
     def spy(self, results, **kw):  # type: ignore[no-untyped-def]
         seen.extend(results)
         return real(self, results, **kw)
 
-    monkeypatch.setattr(cli._Runner, "report", spy)
+    monkeypatch.setattr(batch._Runner, "report", spy)
     return seen
 
 

@@ -32,9 +32,9 @@ def whole(fmt: str, results: list[FileResult], errors: list[FileError], root: st
 
 
 def counted(r: FileResult) -> FileResult:
-    """What the CLI keeps of a file once its part is made (cli._counted): no source, messages
+    """What the CLI keeps of a file once its part is made (cli.batch._counted): no source, messages
     or edits."""
-    from perfbot.cli import _counted
+    from perfbot.cli.batch import _counted
 
     return _counted(r)
 

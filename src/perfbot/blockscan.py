@@ -3,7 +3,7 @@
 mistune finds the next block with one big alternation of its rules (``compile_sc``). Python's
 ``re`` tries every alternative at every character of a ``search``, and every alternative at each
 ``match``. What is proved here, from the parsed pattern itself (``re._parser``), lets
-:class:`perfbot.parse._SpanParser` do less with the same result:
+:class:`perfbot.parse.blocks._SpanParser` do less with the same result:
 
 - :func:`line_anchored`: every alternative starts with ``^``, so a match can only start at a line
   start, and ``search`` is :func:`search_lines` (``match`` at each line start);

@@ -71,8 +71,8 @@ class Table:
     sentence: Sentence | None  # the sentence right above (performance tables)
     in_html: bool = False  # found inside an HTML block such as <div align="center">
     # why the table is too large to be a model table ("" if it is not): only its first
-    # MAX_TABLE_ROWS rows and MAX_ROW_CELLS cells a row were read (parse.py), recognition makes
-    # it no guide table, and PB604 says it was not checked
+    # MAX_TABLE_ROWS rows and MAX_ROW_CELLS cells a row were read (parse/tables.py), recognition
+    # makes it no guide table, and PB604 says it was not checked
     oversize: str = ""
 
     @property

@@ -10,8 +10,8 @@ re-tokenises the window only, and builds the Document from the spliced tokens ex
 Why the splice is the full tokenisation
 ---------------------------------------
 
-mistune's top-level loop (:class:`perfbot.parse._SpanParser`) reads, at each step, the text from
-its cursor on and one thing of what came before: whether the last token is a paragraph (a
+mistune's top-level loop (:class:`perfbot.parse.blocks._SpanParser`) reads, at each step, the text
+from its cursor on and one thing of what came before: whether the last token is a paragraph (a
 paragraph goes on, a setext underline turns it into a heading, a type-7 HTML block may not
 interrupt it). A *sync point* is where the loop has just read a run of blank lines: the cursor
 is at a line start and the last token is a blank line. From a sync point the rest of the tokens
@@ -46,18 +46,15 @@ from dataclasses import replace
 
 from .model import Document
 from .parse import (
-    _MD,
     MAX_TABLES,
     Parsed,
     _Builder,
-    _joined,
-    _RawTable,
-    _SpanState,
     _tokens_of,
     build_document,
     last_parsed,
     parse_document,
 )
+from .parse.blocks import _MD, _joined, _RawTable, _SpanState
 from .source import Source
 from .spec import Spec
 

@@ -1,7 +1,7 @@
 """The rules, one family per module. Importing this package registers them all, so whoever asks
 it for a rule (:func:`get_rule`, :func:`all_rules`) is answered from the whole table."""
 
-from . import columns, directives, matrix, requirements, sentence, structure, values  # noqa: F401
+from . import columns, derived, directives, matrix, requirements, sentence, structure, values  # noqa: F401
 from .registry import FAMILIES, RULES, Rule, lookup, resolve, rule
 
 __all__ = ["FAMILIES", "RULES", "Rule", "all_rules", "get_rule", "resolve", "rule"]
