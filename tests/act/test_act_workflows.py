@@ -66,6 +66,10 @@ def test_perfbot_yml_on_a_same_repository_pull_request(tmp_path: Path, action_tr
         (summary,) = gh.issue_comments
         # perfbot knows which action runs it (its repository and ref), inside the composite
         assert f"/{ACTION_REPOSITORY}@{SHA}" in summary["body"]
+        # rule links lead to the rules page of the action that runs, never to a placeholder
+        bodies = json.dumps([gh.reviews, gh.review_comments, gh.issue_comments])
+        assert "OWNER/perfbot" not in bodies
+        assert f"/{ACTION_REPOSITORY}/blob/{SHA}/docs/rules.md" in bodies
         posted = (len(gh.reviews), len(gh.review_comments), len(gh.issue_comments))
 
         # the same run again (a re-run of the job): nothing new lands
@@ -123,6 +127,9 @@ def test_fork_pair_posts_one_review_from_the_workflow_run(tmp_path: Path, action
         assert [c["line"] for c in comments] == [7, 15, 16, 17]
         assert fixable_left(apply_like_github(BROKEN, comments)) == []
         assert len(gh.issue_comments) == 1  # the summary
+        bodies = json.dumps([gh.reviews, gh.review_comments, gh.issue_comments])
+        assert "OWNER/perfbot" not in bodies
+        assert f"/{ACTION_REPOSITORY}/blob/{SHA}/docs/rules.md" in bodies
         posted = (len(gh.reviews), len(gh.review_comments), len(gh.issue_comments))
 
         # a re-run of the post job: nothing new
@@ -150,6 +157,14 @@ def test_sarif_workflow_uploads_the_findings(tmp_path: Path, action_tree):
             for res in run["results"] for loc in res["locations"]
         }  # fmt: skip
         assert {(README, 15), (README, 16), (README, 17)} <= where
+        # `setup` puts a perfbot on PATH that knows the action's repository and ref: rule links
+        # in the SARIF lead to its rules page, never to a placeholder
+        text = json.dumps(sarif)
+        assert "OWNER/perfbot" not in text
+        help_uris = {r.get("helpUri") for r in run["tool"]["driver"]["rules"]}
+        assert help_uris and all(
+            f"/{ACTION_REPOSITORY}/blob/{SHA}/" in (u or "") for u in help_uris
+        )
         assert gh.reviews == [] and gh.issue_comments == []  # code scanning only
 
 
