@@ -244,7 +244,7 @@ def test_the_script_regenerates_and_says_what_changed(mw, tmp_path: Path, capsys
     entries = mw.load(out)
     assert [e["mindspore"] for e in entries] == ["2.10.0", "2.11.0"]
     # the file is what perfbot reads: every entry's accepted list parses
-    from perfbot.spec.matrix import _accepted_spec
+    from perfbot.spec.matrix_facts import _accepted_spec
 
     assert all(_accepted_spec(x) for e in entries for x in e["accepted"])
     # run again: nothing changes

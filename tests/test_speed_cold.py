@@ -206,7 +206,7 @@ _rows = st.dictionaries(
 def test_hand_validation_says_what_pydantic_said(row: dict) -> None:
     from pydantic import ValidationError
 
-    from perfbot.spec.matrix import _short_error
+    from perfbot.spec.matrix_rows import _short_error
 
     try:
         old = _OLD_ROW.model_validate(row)

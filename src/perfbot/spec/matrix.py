@@ -9,17 +9,40 @@ Requirements row: a CANN the release does not accept is an ``error``; one it acc
 the recommended one, a ``warning``; a patch release counts as its release. A driver or firmware
 that does not go with the row's CANN is a ``warning`` (READMEs often name the newer HDK of the
 test machine), and so is a MindSpore the matrix does not know.
+
+A row and an issue are in :mod:`perfbot.spec.matrix_rows`, what a release accepts and what a CANN
+pairs with in :mod:`perfbot.spec.matrix_facts`; their public names are offered here too.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from functools import cache
-from typing import Any, Literal, cast
+from typing import Any
 
+from perfbot.spec.matrix_facts import (
+    _CHECK_FILE,
+    CannFacts,
+    _accepted_spec,
+    _Accepts,
+    _cann_facts,
+    _driver_spec,
+    _DriverSpec,
+    _range_text,
+    _wheels,
+    same_release,
+    wheel_facts,
+)
+from perfbot.spec.matrix_rows import (
+    COLUMNS,
+    Column,
+    Level,
+    MatrixIssue,
+    MatrixRow,
+    MatrixRowError,
+    _short_error,
+)
 from perfbot.spec.versions import (
     Version,
     mindspore_versions,
@@ -27,423 +50,23 @@ from perfbot.spec.versions import (
     normalize_driver,
     normalize_firmware,
     normalize_mindspore,
-    parse_version,
     same_cann,
     same_driver,
     same_firmware,
 )
 
-__all__ = ["Matrix", "MatrixIssue", "MatrixRow", "MatrixRowError"]
-
-Column = Literal["mindspore", "driver", "firmware", "cann"]
-Level = Literal["error", "warning"]
-COLUMNS: tuple[Column, ...] = ("mindspore", "driver", "firmware", "cann")
-
-# Plain dataclasses validated by hand, not pydantic models: importing pydantic and building model
-# classes cost ~150 ms of every one-README check (issue 11). The validation below says what
-# pydantic said (same locations, same messages, same order), so `.perfbot.yml` errors read alike.
-_ROW_FIELDS = (*COLUMNS, "sources", "origin")
-# optional fields, in a dump only when set (a row without them dumps as it always did)
-_OPTIONAL_FIELDS = ("cann_accepted", "notes")
-_NOT_TEXT = "Value error, must be a string (quote version numbers in YAML)"
-_LISTS: tuple[type, ...] = (
-    list,
-    tuple,
-    set,
-    frozenset,
-    deque,
-    type({}.keys()),
-    type({}.values()),
-    Iterator,
-)
-
-
-class MatrixRowError(ValueError):
-    """A matrix row that is not valid; ``errors()`` lists ``{"loc": (...), "msg": ...}``."""
-
-    def __init__(self, errors: list[tuple[tuple[Any, ...], str]]) -> None:
-        self._errors = [{"loc": loc, "msg": msg} for loc, msg in errors]
-        super().__init__(_describe(self._errors))
-
-    def errors(self) -> list[dict[str, Any]]:
-        return [dict(e) for e in self._errors]
-
-
-def _describe(errors: list[dict[str, Any]]) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in err['loc']) or 'row'}: {err['msg']}" for err in errors
-    )
-
-
-def _as_str(value: Any) -> str | None:
-    """``value`` as pydantic's lax ``str`` takes it, or None when it is not one."""
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, bytes | bytearray):
-        try:
-            return bytes(value).decode()
-        except UnicodeDecodeError:
-            return None
-    return None
-
-
-def _str_error(value: Any) -> str:
-    if isinstance(value, bytes | bytearray):
-        return "Input should be a valid string, unable to parse raw data as a unicode string"
-    return "Input should be a valid string"
-
-
-def _validate_row(data: Any) -> dict[str, Any]:
-    """The fields of a :class:`MatrixRow` from ``data``, or :class:`MatrixRowError`."""
-    if not isinstance(data, Mapping):
-        raise MatrixRowError([((), "Input should be a valid dictionary or instance of MatrixRow")])
-    errors: list[tuple[tuple[Any, ...], str]] = []
-    out: dict[str, Any] = {}
-    for name in COLUMNS:
-        if name not in data:
-            if name == "mindspore":
-                errors.append(((name,), "Field required"))
-            out[name] = None
-            continue
-        v = data[name]
-        if v is None:
-            if name == "mindspore":
-                errors.append(((name,), "Input should be a valid string"))
-            out[name] = None
-        elif isinstance(v, str):
-            out[name] = v.strip()
-        else:
-            # YAML reads `mindspore: 2.10` as the float 2.1: refuse rather than guess.
-            errors.append(((name,), _NOT_TEXT))
-    sources = data.get("sources", [])
-    if "sources" in data and not isinstance(sources, _LISTS):
-        errors.append((("sources",), "Input should be a valid list"))
-    else:
-        out["sources"] = []
-        for i, item in enumerate(sources):
-            text = _as_str(item)
-            if text is None:
-                errors.append((("sources", i), _str_error(item)))
-            else:
-                out["sources"].append(text)
-    accepted = data.get("cann_accepted")
-    out["cann_accepted"] = None
-    if accepted is not None:
-        if not isinstance(accepted, _LISTS) or isinstance(accepted, str):
-            errors.append((("cann_accepted",), "Input should be a valid list"))
-        else:
-            items: list[str] = []
-            for i, item in enumerate(cast("Iterable[object]", accepted)):
-                if not isinstance(item, str) or _accepted_spec(item) is None:
-                    errors.append(
-                        (("cann_accepted", i), "Value error, must be a CANN version or major.minor")
-                    )
-                else:
-                    items.append(item.strip())
-            out["cann_accepted"] = tuple(items)
-    notes = data.get("notes")
-    out["notes"] = {}
-    if notes is not None:
-        if not isinstance(notes, Mapping):
-            errors.append((("notes",), "Input should be a valid dictionary"))
-        else:
-            for k, text in notes.items():
-                if k not in COLUMNS or not isinstance(text, str):
-                    errors.append((("notes", k), "Value error, a column name and a text"))
-                else:
-                    out["notes"][k] = text
-    origin = _as_str(data["origin"]) if "origin" in data else "builtin"
-    if origin is None:
-        errors.append((("origin",), _str_error(data["origin"])))
-    out["origin"] = origin
-    for k in data:
-        if not isinstance(k, str):
-            errors.append(((k,), "Keys should be strings"))
-        elif k not in _ROW_FIELDS and k not in _OPTIONAL_FIELDS:
-            errors.append(((k,), "Extra inputs are not permitted"))
-    if errors:
-        raise MatrixRowError(errors)
-    ms = normalize_mindspore(out["mindspore"])
-    if ms is None or ms.partial:
-        raise MatrixRowError(
-            [((), f"Value error, mindspore {out['mindspore']!r} is not a full MindSpore version")]
-        )
-    for kind in ("driver", "firmware", "cann"):
-        value = out[kind]
-        if value is not None and parse_version(kind, value) is None:
-            raise MatrixRowError([((), f"Value error, {kind} {value!r} is not a {kind} version")])
-    return out
-
-
-@dataclasses.dataclass(frozen=True, slots=True, init=False)
-class MatrixRow:
-    """One release's recommended pairing. ``None`` = unknown: a built-in row's column is then
-    checked only against what else is known (the HDKs of the row's CANN), a config row's not at
-    all.
-
-    ``MatrixRow(**fields)`` and ``MatrixRow.model_validate(mapping)`` validate (a
-    :class:`MatrixRowError`, a ``ValueError``, otherwise); ``model_dump``/``model_copy`` as the
-    pydantic model this was.
-    """
-
-    mindspore: str
-    driver: str | None
-    firmware: str | None
-    cann: str | None
-    sources: list[str]
-    origin: str
-    #: what the MindSpore release accepts (CANN major.minor like ``8.2``, a CANN release, or CANN's
-    #: internal number like ``7.7``); None = what its wheel says (matrix_wheels.yaml), if read
-    cann_accepted: tuple[str, ...] | None
-    #: per column: where the value comes from, or why it is null (missing/conflicting sources)
-    notes: dict[str, str]
-
-    def __init__(self, **data: Any) -> None:
-        for name, value in _validate_row(data).items():
-            object.__setattr__(self, name, value)
-
-    @classmethod
-    def model_validate(cls, data: Any) -> MatrixRow:
-        if isinstance(data, cls):
-            return data
-        row = object.__new__(cls)
-        for name, value in _validate_row(data).items():
-            object.__setattr__(row, name, value)
-        return row
-
-    def __str__(self) -> str:
-        return " ".join(f"{name}={getattr(self, name)!r}" for name in _ROW_FIELDS)
-
-    def model_dump(self, *, exclude_none: bool = False) -> dict[str, Any]:
-        out = {name: getattr(self, name) for name in _ROW_FIELDS}
-        out["sources"] = list(self.sources)
-        if self.cann_accepted is not None:
-            out["cann_accepted"] = list(self.cann_accepted)
-        if self.notes:
-            out["notes"] = dict(self.notes)
-        if exclude_none:
-            out = {k: v for k, v in out.items() if v is not None}
-        return out
-
-    def model_copy(self, *, update: Mapping[str, Any] | None = None) -> MatrixRow:
-        """A copy with ``update``'s fields replaced, not validated again (as pydantic's)."""
-        new = object.__new__(MatrixRow)
-        for name in (*_ROW_FIELDS, *_OPTIONAL_FIELDS):
-            object.__setattr__(new, name, getattr(self, name))
-        for name, value in (update or {}).items():
-            object.__setattr__(new, name, value)
-        return new
-
-    @property
-    def version(self) -> Version:
-        """The parsed MindSpore version of this row."""
-        v = normalize_mindspore(self.mindspore)
-        assert v is not None  # checked by the validator
-        return v
-
-    def values(self) -> dict[str, str | None]:
-        """The four version columns, in table order."""
-        return {c: getattr(self, c) for c in COLUMNS}
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class MatrixIssue:
-    """One disagreement between a Requirements row and the matrix.
-
-    ``field`` is the column; ``found`` the cell text; ``expected`` the matrix's spelling
-    (``None`` for ``unknown_mindspore``); ``code`` one of ``unknown_mindspore``,
-    ``cann_mismatch`` (error: a CANN the release does not accept), ``cann_accepted`` (warning: a
-    CANN the release accepts, not the recommended one), ``driver_mismatch``,
-    ``firmware_mismatch``, ``not_firmware`` (a driver or CANN number in the firmware cell);
-    ``mindspore`` the matrix row's MindSpore the check was made against (``None`` when no row was
-    found); ``detail`` a short explanation; ``accepted`` the CANN the release accepts, as text
-    (``8.2–9.1 (8.2, 8.3, 8.5, 9.0, 9.1)``; empty when no wheel was read); ``compatible`` the HDKs
-    Ascend pairs with ``cann`` (the CANN a driver/firmware was judged against), as text.
-    """
-
-    field: Column
-    found: str | None
-    expected: str | None
-    level: Level
-    code: str = ""
-    mindspore: str | None = None
-    detail: str = ""
-    accepted: str = ""
-    compatible: str = ""
-    cann: str = ""
-
-    @property
-    def message(self) -> str:
-        if self.code == "unknown_mindspore":
-            return self.detail or f"MindSpore {self.found!r} is not in the compatibility matrix"
-        if self.code == "not_firmware":
-            return f"firmware `{self.found}` is not a firmware version: {self.detail}"
-        if self.code == "cann_accepted":
-            return (
-                f"CANN `{self.found}` is accepted by MindSpore {self.mindspore} (it accepts CANN "
-                f"{self.accepted}) but is not the recommended one (matrix: {self.expected})"
-            )
-        what = {"cann": "CANN", "driver": "driver", "firmware": "firmware"}.get(
-            self.field, self.field
-        )
-        verb = "does not belong to" if self.level == "error" else "differs from the matrix for"
-        extra = ""
-        if self.code == "cann_mismatch" and self.accepted:
-            extra = f"; it accepts CANN {self.accepted}"
-        elif self.compatible:
-            extra = f"; HDKs known to work with CANN {self.cann}: {self.compatible}"
-        return (
-            f"{what} `{self.found}` {verb} MindSpore {self.mindspore} "
-            f"(matrix: {self.expected}{extra})"
-        )
-
-
-# -- what a release accepts, what a CANN pairs with ---------------------------------------------
-
-_CHECK_FILE = "mindspore/run_check/_check_version.py"
-_SERIES = re.compile(r"^\s*([0-9]{1,4})\.([0-9]{1,4})\s*$")
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _Accepts:
-    """One accepted CANN: a ``series`` (major, minor: every ``8.5.x``) or a ``release`` (and its
-    patch releases); ``label`` its public name (``8.5``, ``8.1.RC1``); neither = an internal
-    number no public CANN release is known to carry (accepts nothing)."""
-
-    label: str
-    series: tuple[int, int] | None = None
-    release: Version | None = None
-    exact: bool = False  # that release only, not its patch releases (8.5.2 is not 8.5.0)
-
-    def accepts(self, v: Version) -> bool:
-        if self.series is not None:
-            return v.key[:2] == self.series
-        if self.release is None:
-            return False
-        return v.base == self.release.base if self.exact else same_release(v, self.release)
-
-
-def _accepted_spec(text: str) -> _Accepts | None:
-    """``8.2`` (a series; an internal number such as ``7.7`` maps to its CANN release), or a CANN
-    release (``8.1.RC1``); None when it is neither."""
-    m = _SERIES.match(text)
-    if m:
-        number = f"{int(m[1])}.{int(m[2])}"
-        internal = _cann_facts().internal
-        if number in internal:
-            name = internal[number]
-            if name is None:
-                return _Accepts(f"{number} (internal; no public name)")
-            rel = normalize_cann(name)
-            return _Accepts(name, release=rel) if rel is not None else None
-        return _Accepts(number, series=(int(m[1]), int(m[2])))
-    rel = normalize_cann(text)
-    return _Accepts(rel.canonical, release=rel) if rel is not None else None
-
-
-def same_release(a: Version, b: Version) -> bool:
-    """Same CANN release, or a patch release of it: ``8.5.1`` for ``8.5.0`` (both GA, same
-    major.minor), ``8.0.RC2.beta1`` for ``8.0.RC2`` (as :func:`same_cann`)."""
-    if a.base == b.base:
-        return True
-    return a.key[2] == 1 and b.key[2] == 1 and a.key[:2] == b.key[:2]
-
-
-_DRIVER_TOP = (9999, 9999, 9, 9999)
-
-
-def _driver_bound(text: str, high: bool) -> tuple[int, ...] | None:
-    text = text.strip()
-    if text.upper().endswith(".X"):
-        m = _SERIES.match(text[:-2])
-        if not m:
-            return None
-        return (int(m[1]), int(m[2]), *(_DRIVER_TOP[2:] if high else ()))
-    v = normalize_driver(text)
-    return None if v is None else v.key[:4]
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class _DriverSpec:
-    """HDK releases: ``25.5.X``, ``25.0.X-26.1.0`` (a range), ``23.0.3`` (one release)."""
-
-    text: str
-    low: tuple[int, ...]
-    high: tuple[int, ...]
-
-    def matches(self, v: Version) -> bool:
-        return self.low <= v.key[:4] <= self.high
-
-
-def _driver_spec(text: str) -> _DriverSpec | None:
-    left, sep, right = text.partition("-")
-    if sep:
-        lo, hi = _driver_bound(left, False), _driver_bound(right, True)
-    else:
-        lo, hi = _driver_bound(text, False), _driver_bound(text, True)
-    if lo is None or hi is None:
-        return None
-    return _DriverSpec(text.strip().replace("-", "–"), lo, hi)
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class CannFacts:
-    """matrix_cann.yaml: ``internal`` number -> CANN release (or None); ``hdk``: (accepted CANN,
-    compatible HDK specs, sources); ``not_firmware``: firmware-looking value -> what it is."""
-
-    internal: dict[str, str | None]
-    hdk: tuple[tuple[_Accepts, tuple[_DriverSpec, ...], tuple[str, ...]], ...]
-    not_firmware: dict[str, str]
-    raw: dict[str, Any]
-
-
-@cache
-def _cann_facts() -> CannFacts:
-    from perfbot.spec import data
-
-    raw = data.load("matrix_cann.yaml") or {}
-    internal = {str(e["number"]): e.get("cann") for e in raw.get("internal", [])}
-    hdk = []
-    for e in raw.get("hdk", []):
-        m = _SERIES.match(e["cann"])
-        acc = (
-            _Accepts(e["cann"], series=(int(m[1]), int(m[2])))
-            if m
-            else _Accepts(e["cann"], release=normalize_cann(e["cann"]), exact=True)
-        )
-        specs = tuple(sp for sp in (_driver_spec(d) for d in e.get("drivers", [])) if sp)
-        hdk.append((acc, specs, tuple(e.get("sources", []))))
-    nf = {str(e["value"]): str(e["is"]) for e in raw.get("not_firmware", [])}
-    return CannFacts(internal, tuple(hdk), nf, raw)
-
-
-@cache
-def _wheels() -> dict[str, dict[str, Any]]:
-    """matrix_wheels.yaml by MindSpore version (canonical): what each wheel accepts."""
-    from perfbot.spec import data
-
-    out = {}
-    for e in data.load("matrix_wheels.yaml") or []:
-        v = normalize_mindspore(e.get("mindspore"))
-        if v is not None:
-            out[v.canonical] = e
-    return out
-
-
-def wheel_facts(mindspore: str | Version) -> dict[str, Any] | None:
-    """What the wheel of ``mindspore`` says (``accepted``, ``built_with``, ``wheel``, ...)."""
-    v = mindspore if isinstance(mindspore, Version) else normalize_mindspore(mindspore)
-    return None if v is None else _wheels().get(v.canonical)
-
-
-def _range_text(items: list[_Accepts]) -> str:
-    known = [a for a in items if a.series is not None or a.release is not None]
-    names = [a.label for a in known]
-    text = ", ".join(names)
-    if len(names) >= 3 and all(a.series is not None for a in known):
-        text = f"{names[0]}–{names[-1]} ({text})"
-    unknown = [a.label for a in items if a not in known]
-    return "; ".join([text, *unknown]) if text else "; ".join(unknown)
+__all__ = [
+    "COLUMNS",
+    "CannFacts",
+    "Column",
+    "Level",
+    "Matrix",
+    "MatrixIssue",
+    "MatrixRow",
+    "MatrixRowError",
+    "same_release",
+    "wheel_facts",
+]
 
 
 @dataclasses.dataclass(frozen=True, slots=True, init=False)
@@ -846,12 +469,6 @@ class Matrix:
         if d is not None and (d.key[0] >= 20 or (driver and same_driver(d, driver))):
             return f"it is an Ascend HDK (driver) version ({d.canonical})"
         return ""
-
-
-def _short_error(e: Exception) -> str:
-    if isinstance(e, MatrixRowError):
-        return _describe(e.errors())
-    return str(e)
 
 
 @cache
