@@ -250,10 +250,9 @@ def _meant(loc: tuple[Any, ...]) -> str:
         if model is None:
             return ""
     if model is Config and len(loc) == 1:
-        from .registry import all_rules, get_rule
+        from .spec.rule_names import rule_id
 
-        all_rules()
-        if get_rule(key) is not None:
+        if rule_id(key) is not None:
             return f"; rule settings go under `rules:` (rules: {{{key}: ...}})"
     known = list(model.model_fields) if _is_model(model) else []
     guess = difflib.get_close_matches(key.replace("-", "_"), known, 1)

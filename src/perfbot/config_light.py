@@ -193,39 +193,42 @@ def check_globs(patterns: list[str]) -> list[str]:
 
 
 def rule_settings(rules: dict[str, str]) -> dict[str, str]:
-    """``rules:`` keyed by rule id, whatever spelling the file used (ValueError: unknown)."""
-    from .registry import all_rules, get_rule
+    """``rules:`` keyed by rule id, whatever spelling the file used (ValueError: unknown). The
+    names are checked against :mod:`perfbot.spec.rule_names` (the rules as data: the config
+    sits below the rules and imports none of them)."""
+    from .spec.rule_names import rule_id
 
-    all_rules()
-    unknown = [k for k in rules if get_rule(k) is None]
+    ids = {k: rule_id(k) for k in rules}
+    unknown = [k for k, rid in ids.items() if rid is None]
     if unknown:
         names = ", ".join(map(repr, unknown))
         raise ValueError(f"unknown rule {names}{_rule_meant(unknown[0])} (see `perfbot rules`)")
-    return {get_rule(k).id: s for k, s in rules.items()}  # type: ignore[union-attr]
+    return {rid: rules[k] for k, rid in ids.items() if rid is not None}
 
 
 def _rule_meant(name: str) -> str:
     """ "; did you mean 'img-s-mismatch'?" for a misspelt rule id or slug."""
     import difflib
 
-    from .registry import all_rules
+    from .spec.rule_names import slugs
 
-    rules = all_rules()
-    spellings = {r.slug: r.slug for r in rules} | {r.id.lower(): r.id for r in rules}
+    by_id = slugs()
+    spellings = {slug: slug for slug in by_id.values()} | {i.lower(): i for i in by_id}
     guess = difflib.get_close_matches(str(name).lower(), list(spellings), 1)
     return f"; did you mean '{spellings[guess[0]]}'?" if guess else ""
 
 
 def rule_names(names: list[str]) -> list[str]:
     """``fixable``/``unfixable``: rule ids, ``ALL`` or id prefixes (ValueError: unknown)."""
-    from .registry import all_rules, get_rule
+    from .spec.rule_names import ids as rule_ids
+    from .spec.rule_names import rule_id
 
-    ids = [r.id for r in all_rules()]
+    ids = rule_ids()
     out: list[str] = []
     for name in names:
-        r = get_rule(name)
-        if r is not None:
-            out.append(r.id)
+        rid = rule_id(name)
+        if rid is not None:
+            out.append(rid)
         elif name.upper() == "ALL" or (
             name.upper().startswith("PB") and any(i.startswith(name.upper()) for i in ids)
         ):
