@@ -15,8 +15,6 @@ _spec.loader.exec_module(import_circles)
 
 # to remove: issue 19 (see the ignore_imports of pyproject.toml's import-linter contracts)
 KNOWN = [
-    # the three config types fall back to each other (issue 19 item 3: one Settings type)
-    {"perfbot.config", "perfbot.config_light", "perfbot.config_read", "perfbot.config_tree"},
     # versions_table takes RowRefresh and is_pynative from refresh, which calls it
     {"perfbot.runner.refresh", "perfbot.runner.versions_table"},
 ]
