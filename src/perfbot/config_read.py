@@ -197,6 +197,8 @@ def check_globs(patterns: list[str]) -> list[str]:
     """``paths``/``exclude``: a glob too costly to match, or one git would not read (``!``
     alone, a trailing ``\\``), is refused (ValueError), so it is the config's error, not a crash
     when the first path is matched."""
+    if not patterns:
+        return patterns  # (no pathspec import for the default settings)
     from .globs import too_complex
 
     for pattern in patterns:
