@@ -352,6 +352,25 @@ def test_a_rule_name_that_is_no_rule_is_the_configs_error_where_the_engine_plans
     assert str(e.value).startswith(f"{found}: {message}")
 
 
+def test_a_rule_name_error_names_the_nearest_file_that_wrote_one(tmp_path: Path) -> None:
+    from perfbot.config import ConfigError
+    from perfbot.rules import check_names
+
+    readme = _repo(tmp_path, "rules:\n  PB999: off\n  PB303: off\n")
+    child = readme.parent / ".perfbot.yml"
+    child.write_text("rules:\n  typo-rule: off\n", encoding="utf-8")
+    clear_caches()
+    config, _ = config_for(readme)
+    with pytest.raises(ConfigError) as e:
+        check_names(config)
+    assert str(e.value) == f"{child}: rules: unknown rule 'typo-rule' (see `perfbot rules`)"
+    child.write_text("rules:\n  PB202: off\n", encoding="utf-8")
+    clear_caches()
+    config, _ = config_for(readme)
+    with pytest.raises(ConfigError, match=r"^/.*/\.perfbot\.yml: rules: unknown rule 'PB999'"):
+        check_names(config)
+
+
 def test_nested_configs_compose_into_settings(tmp_path: Path) -> None:
     readme = _repo(tmp_path, "rules:\n  PB303: off\n")
     (readme.parent / ".perfbot.yml").write_text("allow:\n  ms_per_step: true\n", encoding="utf-8")

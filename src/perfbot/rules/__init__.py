@@ -47,13 +47,17 @@ def check_names(config: Settings) -> None:
     the error is the config's, where a config error is reported."""
     if _CHECKED.get(id(config)) is config:
         return
+    # (the file that wrote it, the problem), a file's rules first, then fixable, unfixable
     problems: list[tuple[Path | None, str]] = []
-    unknown = [k for k in config.rules if lookup(k) is None]
-    if unknown:
-        names = ", ".join(map(repr, unknown))
-        meant = _meant(unknown[0])
-        where = config.origin(f"rules.{unknown[0]}")
-        problems.append((where, f"rules: unknown rule {names}{meant} (see `perfbot rules`)"))
+    unknown: dict[Path | None, list[str]] = {}
+    for name in config.rules:
+        if lookup(name) is None:
+            unknown.setdefault(config.origin(f"rules.{name}"), []).append(name)
+    for where, names in unknown.items():
+        listed = ", ".join(map(repr, names))
+        problems.append(
+            (where, f"rules: unknown rule {listed}{_meant(names[0])} (see `perfbot rules`)")
+        )
     ids = list(RULES)
     for key in ("fixable", "unfixable"):
         for name in getattr(config, key) or ():
@@ -64,7 +68,12 @@ def check_names(config: Settings) -> None:
                 problems.append((config.origin(key), f"{key}: {what}"))
                 break
     if problems:
-        where = problems[0][0]
+        # the nearest file's problems (as when each file was read alone, nearest first)
+        nearest = list(config._files)
+        where = min(
+            (w for w, _ in problems),
+            key=lambda w: nearest.index(w) if w in nearest else len(nearest),
+        )
         text = "; ".join(p for w, p in problems if w == where)
         raise ConfigError(f"{where}: {text}" if where is not None else text)
     if len(_CHECKED) > 4096:
