@@ -43,8 +43,10 @@ README = """\
 # never needed to check one README without a config file: PyYAML (the guide is read from its
 # JSON twin), importlib.resources (it imports zipfile, tempfile, ...), pydantic (the config
 # classes), hashlib (OpenSSL; a row's key is a SHA-1 from CPython's _sha1), the GitHub and
-# runner edges
+# runner edges; pathspec (globs: only a config's paths/exclude need it), the config schema
 NOT_ON_THE_CHECK_PATH = (
+    "pathspec",
+    "perfbot.config_schema",
     "hashlib",
     "_hashlib",
     "yaml",

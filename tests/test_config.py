@@ -16,6 +16,7 @@ from perfbot.config import (
     load_config,
 )
 from perfbot.engine import check_source
+from perfbot.rules import check_names
 from perfbot.source import Source
 
 GOOD = """\
@@ -75,7 +76,8 @@ def test_load_a_good_config(tmp_path: Path) -> None:
     ]
     assert c.aliases == {"img/s": ["imgs/sec"]}
     assert c.matrix[0].mindspore == "2.5.0" and c.matrix[0].cann == "8.0.0.beta1"
-    assert c.rules == {"PB203": "off", "PB401": "warning"}  # slugs become ids
+    assert c.rules == {"PB203": "off", "img-s-mismatch": "warning"}  # names as written
+    assert (c.setting("PB203"), c.setting("PB401", "img-s-mismatch")) == ("off", "warning")
     assert (c.review.filter_mode, c.review.max_comments) == ("added", 10)
 
 
@@ -106,7 +108,8 @@ def test_bad_config_is_a_config_error_naming_file_and_key(
 ) -> None:
     p = write(tmp_path / ".perfbot.yml", text)
     with pytest.raises(ConfigError) as e:
-        load_config(p)
+        # the rule names are read against the rules where the engine plans (and targets asks)
+        check_names(load_config(p))
     msg = str(e.value)
     assert msg.startswith(f"{p}: "), msg
     for frag in fragments:
@@ -131,7 +134,8 @@ def test_defaults_report_the_readme() -> None:
 @pytest.mark.parametrize("key", ["PB401", "pb401", "img-s-mismatch"])
 def test_rule_off_with_bare_yaml_off(tmp_path: Path, key: str) -> None:
     c = load_config(write(tmp_path / ".perfbot.yml", f"rules:\n  {key}: off\n"))
-    assert c.rules == {"PB401": "off"}  # YAML reads bare `off` as False; keys become ids
+    assert c.rules == {key: "off"}  # YAML reads bare `off` as False; names as written
+    assert c.setting("PB401", "img-s-mismatch") == "off"
     assert "PB401" not in rules_found(c)
 
 

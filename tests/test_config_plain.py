@@ -1,7 +1,7 @@
-"""A plain ``.perfbot.yml`` answered without pydantic (perfbot.config_light.PlainConfig, issue 11).
-
-PlainConfig takes only data pydantic would take as written; its answers are held to those of the
-pydantic ``Config`` of the same data, and anything else goes to pydantic (same errors).
+"""One settings type (issue 19): :class:`perfbot.config_light.Settings`, built by the fast reader
+without pydantic; the pydantic schema (``perfbot.config_schema``) only words the errors of data
+the fast reader refuses and coerces what it would coerce, and the answer is a ``Settings`` either
+way. The two are held here to the same keys, the same defaults and the same answers.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from perfbot import cli
-from perfbot.config import Config, clear_caches
-from perfbot.config import config_for as full_config_for
-from perfbot.config_light import PlainConfig, _NotPlain, config_for
-from perfbot.config_tree import base_of, origins
+from perfbot.config import clear_caches
+from perfbot.config_light import DEFAULT, KEYS, Settings, _NotPlain
+from perfbot.config_schema import Config as Schema
+from perfbot.config_tree import base_of, config_for, origins
 from perfbot.registry import all_rules
 
 RULES = all_rules()
@@ -66,18 +66,60 @@ PLAIN = [
         "unfixable": ["PB401"],
     },
     {"fixable": None, "allow": {}, "matrix": [{"mindspore": "2.3.1", "firmware": None}]},
+    {"review": {"max_comments": 3}, "benchmarks": []},
+    {"review": {"filter_mode": "added"}, "benchmarks": [{"name": "x", "row": 1}]},
+    {"rerun": {"min_permission": "maintain", "slower_threshold": 1, "noisy_cv": 0.5}},
+    {"rerun": {"push": True, "runners": [["self-hosted", "ascend", "910b"], ["x"]]}},
+    {"matrix": [{"mindspore": "2.6.0", "cann_accepted": ["8.2"]}]},
 ]
 
 
+def fast(data: Any) -> Settings:
+    return Settings._from(data)
+
+
+def by_schema(data: Any) -> Settings:
+    """What a file the fast reader refused would give: the schema's coerced values, read."""
+    return Settings._from(Schema.model_validate(data).model_dump(exclude_unset=True))
+
+
+def test_the_schema_and_settings_have_the_same_keys_and_defaults() -> None:
+    from perfbot import config_light as light
+    from perfbot import config_schema as schema
+
+    assert tuple(Schema.model_fields) == KEYS
+    assert set(Settings.__slots__) == {*KEYS, "_data", "_files", "_origins", "_source"}
+    for model, part in [
+        (schema.Allow, light.AllowSettings),
+        (schema.ColumnConfig, light.ColumnSettings),
+        (schema.MatrixRowConfig, light.MatrixRowSettings),
+        (schema.ReviewConfig, light.ReviewSettings),
+        (schema.RerunConfig, light.RerunSettings),
+    ]:
+        assert tuple(model.model_fields) == part._KEYS, part
+        assert set(part.__slots__) == set(part._KEYS), part
+    assert Settings().model_dump() == Schema().model_dump()
+    assert DEFAULT.model_dump() == Schema().model_dump()
+    assert not hasattr(Settings, "__getattr__")
+
+
+def test_the_default_settings_are_one_instance_in_a_worker_too() -> None:
+    assert pickle.loads(pickle.dumps(DEFAULT)) is DEFAULT
+    copy = DEFAULT.model_copy(update={"rules": {"PB303": "off"}})
+    assert copy.rules == {"PB303": "off"} and DEFAULT.rules == {}
+    assert type(copy) is Settings
+
+
 @pytest.mark.parametrize("data", PLAIN)
-def test_a_plain_config_answers_as_pydantics(data: dict, tmp_path: Path) -> None:
-    path = tmp_path / ".perfbot.yml"
-    plain = PlainConfig(data, path)
-    assert answers(plain) == answers(Config.model_validate(data))
+def test_the_fast_reader_answers_as_the_schema(data: dict) -> None:
+    plain = fast(data)
+    assert answers(plain) == answers(by_schema(data))
+    assert plain.model_dump() == Schema.model_validate(data).model_dump()
+    assert plain.model_dump(exclude_unset=True) == by_schema(data).model_dump(exclude_unset=True)
+    assert answers(pickle.loads(pickle.dumps(plain))) == answers(plain)
 
 
 NOT_PLAIN = [
-    {"rules": {"PB999": "off"}},  # an error pydantic words
     {"rules": {"PB303": True}},
     {"rules": {"PB303": "ERROR"}},
     {"allow": {"ms_per_step": "yes"}},  # pydantic coerces "yes"
@@ -89,19 +131,30 @@ NOT_PLAIN = [
     {"columns": [{"name": "x", "unit": "s"}]},
     {"matrix": [{"mindspore": 2.5}]},
     {"matrix": [{"driver": "24.1.0"}]},
-    {"review": {"max_comments": 3}},  # not what checking reads: pydantic's
-    {"benchmarks": []},
+    {"review": {"max_comments": "3"}},
+    {"review": {"max_comments": -1}},
+    {"review": {"filter_mode": "all"}},
+    {"rerun": {"runners": [[]]}},
+    {"rerun": {"runners": [["a b"]]}},
+    {"rerun": {"slower_threshold": "0.1"}},
+    {"rerun": {"push": "yes"}},
+    {"benchmarks": [1]},
+    {"benchmarks": {}},
     {"unknown": 1},
     {"root": "yes"},
-    {"fixable": ["nope"]},
     {1: "x"},
 ]
 
 
 @pytest.mark.parametrize("data", NOT_PLAIN)
-def test_what_pydantic_would_coerce_or_refuse_is_left_to_it(data: dict, tmp_path: Path) -> None:
+def test_what_pydantic_would_coerce_or_refuse_is_left_to_it(data: dict) -> None:
     with pytest.raises(_NotPlain):
-        PlainConfig(data, tmp_path / ".perfbot.yml")
+        fast(data)
+    try:
+        got = Settings.model_validate(data)
+    except ValidationError:
+        return
+    assert type(got) is Settings  # coerced by the schema, read by the fast reader
 
 
 _names = st.sampled_from(
@@ -119,7 +172,7 @@ def _maybe(strategy: st.SearchStrategy) -> st.SearchStrategy:
 
 _config = st.dictionaries(
     st.sampled_from(["root", "paths", "exclude", "allow", "columns", "aliases", "matrix"])
-    | st.sampled_from(["rules", "fixable", "unfixable", "review", "other"]),
+    | st.sampled_from(["rules", "fixable", "unfixable", "review", "rerun", "other"]),
     st.one_of(
         _maybe(st.lists(_text, max_size=3)),
         _maybe(
@@ -203,17 +256,22 @@ _plain_like = st.fixed_dictionaries(
 
 @settings(max_examples=400, deadline=None)
 @given(_config | _plain_like)
-def test_plain_config_takes_only_what_pydantic_takes_and_answers_alike(data: dict) -> None:
-    path = Path("/nowhere/.perfbot.yml")
+def test_the_fast_reader_takes_only_what_pydantic_takes_and_answers_alike(data: dict) -> None:
     try:
-        plain = PlainConfig(data, path)
+        plain = fast(data)
     except _NotPlain:
+        try:
+            Schema.model_validate(data)
+        except ValidationError:
+            return
+        assert type(by_schema(data)) is Settings  # what the schema coerced, the reader takes
         return
     try:
-        real = Config.model_validate(data)
+        real = Schema.model_validate(data)
     except ValidationError as e:
-        raise AssertionError(f"PlainConfig took what pydantic refuses: {e}") from None
-    assert answers(plain) == answers(real)
+        raise AssertionError(f"the fast reader took what pydantic refuses: {e}") from None
+    assert plain.model_dump() == real.model_dump()
+    assert answers(plain) == answers(by_schema(data))
 
 
 # --- where configs are found ---------------------------------------------------------------------
@@ -229,59 +287,103 @@ def _repo(tmp_path: Path, text: str) -> Path:
     return readme
 
 
-def test_config_for_answers_a_plain_file_without_pydantic(tmp_path: Path) -> None:
+def test_config_for_answers_a_plain_file_with_settings(tmp_path: Path) -> None:
     readme = _repo(tmp_path, 'paths: ["configs/**/README.md"]\nrules:\n  PB303: off\n')
     got, found = config_for(readme)
-    assert isinstance(got, PlainConfig)
+    assert type(got) is Settings
     assert found == tmp_path / ".perfbot.yml"
-    real, real_found = full_config_for(readme)
-    assert real_found == found
-    assert answers(got) == answers(real)
-    assert origins(got) == origins(real)
-    assert base_of(got, "paths", "x") == base_of(real, "paths", "x") == str(tmp_path)
-    # what checking does not read comes from the real Config of the same file
-    assert got.review == real.review
-    assert got.model_dump() == real.model_dump()
+    assert got.rules == {"PB303": "off"} and got.paths == ["configs/**/README.md"]
+    assert origins(got) == {"paths": found, "rules.PB303": found}
+    assert base_of(got, "paths", "x") == str(tmp_path)
+    # every key is there, with its default: nothing is asked of another type
+    assert got.review.max_comments == 50 and got.rerun.min_permission == "write"
+    assert got.model_dump(exclude_unset=True) == {
+        "paths": ["configs/**/README.md"],
+        "rules": {"PB303": "off"},
+    }
     assert answers(pickle.loads(pickle.dumps(got))) == answers(got)
 
 
 @pytest.mark.parametrize(
-    "text",
+    ("text", "want"),
     [
-        "rules:\n  PB999: off\n",  # pydantic's error
-        "allow:\n  ms_per_step: yes\n",  # YAML 1.1 reads `yes` as True: plain
-        "allow:\n  ms_per_step: 'yes'\n",  # pydantic coerces the string
-        "review:\n  max_comments: 3\n",
-        "rules: [1\n",  # not YAML
+        ("allow:\n  ms_per_step: yes\n", {"allow": {"ms_per_step": True}}),  # YAML 1.1: True
+        ("allow:\n  ms_per_step: 'yes'\n", {"allow": {"ms_per_step": True}}),  # coerced
+        ("review:\n  max_comments: '3'\n", {"review": {"max_comments": 3}}),
+        ("rerun:\n  noisy_cv: 1\n", {"rerun": {"noisy_cv": 1.0}}),
+        ("rules:\n  img-s-mismatch: off\n", {"rules": {"img-s-mismatch": "off"}}),
     ],
 )
-def test_other_files_get_what_they_got_before(text: str, tmp_path: Path) -> None:
+def test_a_file_the_schema_coerces_gives_settings(text: str, want: dict, tmp_path: Path) -> None:
     readme = _repo(tmp_path, text)
-    try:
-        want: Any = answers(full_config_for(readme)[0])
-    except Exception as e:
-        want = f"{type(e).__name__}: {e}"
+    got, _ = config_for(readme)
+    assert type(got) is Settings
+    assert got.model_dump(exclude_unset=True) == want
+
+
+@pytest.mark.parametrize("text", ["rules: [1\n", "review: 3\n", "rules: {PB401: loud}\n"])
+def test_a_file_the_schema_refuses_is_a_config_error(text: str, tmp_path: Path) -> None:
+    from perfbot.config import ConfigError
+
+    readme = _repo(tmp_path, text)
+    with pytest.raises(ConfigError, match=r"\.perfbot\.yml: "):
+        config_for(readme)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("rules:\n  PB999: off\n", "rules: unknown rule 'PB999'"),
+        ("fixable: [nope]\n", "fixable: unknown rule 'nope'"),
+        ("unfixable: [PB1, PB9]\n", "unfixable: unknown rule 'PB9'"),
+    ],
+)
+def test_a_rule_name_that_is_no_rule_is_the_configs_error_where_the_engine_plans(
+    text: str, message: str, tmp_path: Path
+) -> None:
+    from perfbot.config import ConfigError
+    from perfbot.engine import check_source
+    from perfbot.source import Source
+
+    readme = _repo(tmp_path, text)
+    config, found = config_for(readme)  # the settings keep the names as written
+    with pytest.raises(ConfigError) as e:
+        check_source(Source.from_text("# Net\n", path=str(readme)), config)
+    assert str(e.value).startswith(f"{found}: {message}")
+
+
+def test_a_rule_name_error_names_the_nearest_file_that_wrote_one(tmp_path: Path) -> None:
+    from perfbot.config import ConfigError
+    from perfbot.rules import check_names
+
+    readme = _repo(tmp_path, "rules:\n  PB999: off\n  PB303: off\n")
+    child = readme.parent / ".perfbot.yml"
+    child.write_text("rules:\n  typo-rule: off\n", encoding="utf-8")
     clear_caches()
-    try:
-        got: Any = answers(config_for(readme)[0])
-    except Exception as e:
-        got = f"{type(e).__name__}: {e}"
-    assert got == want
+    config, _ = config_for(readme)
+    with pytest.raises(ConfigError) as e:
+        check_names(config)
+    assert str(e.value) == f"{child}: rules: unknown rule 'typo-rule' (see `perfbot rules`)"
+    child.write_text("rules:\n  PB202: off\n", encoding="utf-8")
+    clear_caches()
+    config, _ = config_for(readme)
+    with pytest.raises(ConfigError, match=r"^/.*/\.perfbot\.yml: rules: unknown rule 'PB999'"):
+        check_names(config)
 
 
-def test_nested_configs_are_composed_by_pydantic(tmp_path: Path) -> None:
+def test_nested_configs_compose_into_settings(tmp_path: Path) -> None:
     readme = _repo(tmp_path, "rules:\n  PB303: off\n")
     (readme.parent / ".perfbot.yml").write_text("allow:\n  ms_per_step: true\n", encoding="utf-8")
     clear_caches()
     got, _ = config_for(readme)
-    assert not isinstance(got, PlainConfig)
+    assert type(got) is Settings
     assert got.rules == {"PB303": "off"}
     assert got.allow.ms_per_step
-    # `root: true` in the nearer file stops the walk: that one alone is plain
+    assert len(got._files) == 2
+    # `root: true` in the nearer file stops the walk
     (readme.parent / ".perfbot.yml").write_text("root: true\n", encoding="utf-8")
     clear_caches()
     got, _ = config_for(readme)
-    assert isinstance(got, PlainConfig)
     assert got.rules == {}
 
 
@@ -319,7 +421,7 @@ def test_a_cold_check_with_a_plain_config_imports_no_pydantic(tmp_path: Path) ->
     assert "warning PB303" in proc.stdout  # the config's severity applies
     assert probe["code"] == 0
     assert not [m for m in probe["modules"] if m.split(".")[0] in ("pydantic", "pydantic_core")]
-    assert "perfbot.config" not in probe["modules"]
+    assert "perfbot.config_schema" not in probe["modules"]
 
 
 def test_select_on_a_plain_config_still_works(

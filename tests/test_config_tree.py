@@ -91,7 +91,11 @@ def test_merge_rules_keywise_and_child_wins(repo):
     )
     write(repo / "configs" / ".perfbot.yml", "rules: {header-alias: off}\n")
     config, _ = config_for(repo / "configs" / "resnet" / "README.md")
-    assert config.rules == {"PB301": "warning", "PB302": "off"}
+    assert config.rules == {"PB301": "warning", "PB302": "info", "header-alias": "off"}
+    assert [config.setting(r, s) for r, s in [("PB301", ""), ("PB302", "header-alias")]] == [
+        "warning",
+        "off",
+    ]
     assert config.allow.ms_per_step and not config.allow.compile_seconds
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from perfbot.cli import main
 from perfbot.config import Config, ConfigError, load_config
+from perfbot.rules import check_names
 
 BROKEN = Path(__file__).resolve().parents[1] / "examples" / "broken" / "README.md"
 
@@ -53,7 +54,7 @@ def test_fixable_only(repo, capsys):
 def test_bad_names_are_config_errors(tmp_path):
     p = tmp_path / ".perfbot.yml"
     p.write_text("unfixable: [PB9]\n")
-    with pytest.raises(ConfigError, match="unknown rule 'PB9'"):
-        load_config(p)
+    with pytest.raises(ConfigError, match=r"\.perfbot\.yml: unfixable: unknown rule 'PB9'"):
+        check_names(load_config(p))
     assert Config(unfixable=["all"]).can_fix("PB401") is False
     assert Config().can_fix("PB401") is True

@@ -15,26 +15,6 @@ _spec.loader.exec_module(import_circles)
 
 # to remove: issue 19 (see the ignore_imports of pyproject.toml's import-linter contracts)
 KNOWN = [
-    # the three config types fall back to each other, and reading a config checks rule names
-    # against the rules (config_light -> registry -> rules -> context -> config, type only)
-    {
-        "perfbot.config",
-        "perfbot.config_light",
-        "perfbot.config_read",
-        "perfbot.config_tree",
-        "perfbot.context",
-        "perfbot.registry",
-        "perfbot.rules",
-        "perfbot.rules._util",
-        "perfbot.rules.columns",
-        "perfbot.rules.derived",
-        "perfbot.rules.directives",
-        "perfbot.rules.matrix",
-        "perfbot.rules.requirements",
-        "perfbot.rules.sentence",
-        "perfbot.rules.structure",
-        "perfbot.rules.values",
-    },
     # versions_table takes RowRefresh and is_pynative from refresh, which calls it
     {"perfbot.runner.refresh", "perfbot.runner.versions_table"},
 ]

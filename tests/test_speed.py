@@ -96,30 +96,6 @@ def test_checking_without_a_config_file_does_not_build_the_config_classes(tmp_pa
     assert "'perfbot.config_read'" in loaded
 
 
-def test_the_default_config_answers_as_config_does() -> None:
-    from perfbot.config import Config
-    from perfbot.config_light import DEFAULT, DefaultConfig
-
-    real = Config()
-    for name in Config.model_fields:
-        got, want = getattr(DEFAULT, name), getattr(real, name)
-        if name == "allow":
-            for key in type(want).model_fields:
-                assert getattr(got, key) == getattr(want, key), f"allow.{key}"
-        else:
-            assert got == want, name
-    for rule in ("PB101", "PB303", "PB410"):
-        assert DEFAULT.setting(rule) == real.setting(rule)
-    for rel in ("README.md", "configs/x/README.md", "docs/README_CN.md"):
-        assert DEFAULT.is_model_readme(rel) == real.is_model_readme(rel)
-    # anything else is the real Config's answer
-    assert DEFAULT.model_copy(update={"rules": {"PB303": "off"}}).rules == {"PB303": "off"}
-    import pickle
-
-    assert pickle.loads(pickle.dumps(DEFAULT)) is DEFAULT  # one instance in a worker too
-    assert isinstance(DEFAULT, DefaultConfig)
-
-
 # --- fix in the process pool ----------------------------------------------------------------------
 
 

@@ -1,261 +1,61 @@
-"""What checking needs of the config, without pydantic: the defaults, or one plain ``.perfbot.yml``.
+"""The settings of a repository: ONE plain type, :class:`Settings`, built by the fast reader.
 
-Most READMEs have no config file above them (the pre-commit case: one README, a fresh process).
-:func:`config_for` answers those with :data:`DEFAULT`, a plain object holding the defaults of
-:class:`perfbot.config.Config` that checking reads; anything else asked of it (``model_copy``,
-``review``, ``rerun``, a field added later) is answered by a real ``Config()``, built on first use.
-A found config file is answered by :class:`PlainConfig` when pydantic would take it as written
-(below); only other files and a named one (``--config``) import :mod:`perfbot.config` (pydantic,
-the config classes). ``tests/test_speed.py`` holds :data:`DEFAULT` to ``Config()`` field by field.
+Checking, fixing, the review and the rerun read a :class:`Settings` (:data:`DEFAULT` when no
+config file applies). :meth:`Settings.model_validate` reads plain data (a ``.perfbot.yml`` as
+YAML gives it) without pydantic when every value has the exact type the schema wants, with known
+keys only and nothing the schema would refuse: the common case, ~100 ms of pydantic spared on a
+cold check. Other data (a value to coerce, an error to word) goes to the pydantic models of
+:mod:`perfbot.config_schema`, whose coerced values are read here again: the answer is a
+``Settings`` either way, never a second type.
+
+A new key is one slot of :class:`Settings` (its default in ``__init__``, its reading in
+:meth:`Settings._read`) plus its field in :mod:`perfbot.config_schema`;
+``tests/test_config_plain.py`` holds the two to the same keys and the same answers.
+
+Rule names (``rules:``, ``fixable:``, ``unfixable:``) are kept as written: the config sits below
+the rules, and :func:`perfbot.rules.check_names` reads them against the registry (the engine's
+rule plan, and :func:`perfbot.targets.target` before it).
 """
 
 from __future__ import annotations
 
-import os
+import math
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any
 
-if TYPE_CHECKING:
-    from collections.abc import Collection
-
-    from .config import Config
-
-CONFIG_NAMES = (".perfbot.yml", ".perfbot.yaml")
-
-
-class ConfigError(Exception):
-    """A config file that perfbot cannot use; the message is for the user."""
-
-
-_FOUND: dict[str, str | None] = {}  # folder -> its config file; sibling folders share the walk
-# folders whose listing (read by the walk that found the files) holds no config file and no
-# `.git`: the search goes on above them without asking the file system again
-_BARE: set[str] = set()
-_MARKERS = frozenset((*CONFIG_NAMES, ".git"))
-_MAX_CACHED = 65536
-
-
-def note_listing(folder: str, names: Collection[str]) -> None:
-    """What a walk read of ``folder`` (absolute): the names of its entries. A folder holding none
-    of the config names and no ``.git`` is remembered, so that :func:`find_config_file` does not
-    stat three paths in it again (a tree of 1,650 READMEs in 1,650 folders: ~50 ms). Names are
-    compared case-blind: on a case-insensitive file system `.Perfbot.yml` answers the stat of
-    `.perfbot.yml`, so such a folder is left to the stat, as before."""
-    if _MARKERS.isdisjoint(n.lower() for n in names):
-        if len(_BARE) > _MAX_CACHED:
-            _BARE.clear()
-        _BARE.add(folder)
-
-
-def find_config_file(directory: str | os.PathLike[str]) -> Path | None:
-    """The nearest config file in ``directory`` or above it, up to the repository root.
-
-    A loop, not a recursion: a tree thousands of folders deep is an ordinary input."""
-    chain: list[str] = []
-    d = os.fspath(directory)
-    while True:
-        if d in _FOUND:
-            found = _FOUND[d]
-            break
-        chain.append(d)
-        parent = os.path.dirname(d)
-        if d in _BARE:  # its listing holds neither a config file nor .git
-            found = None
-        else:
-            found = next((f for n in CONFIG_NAMES if os.path.isfile(f := os.path.join(d, n))), None)
-            if found is not None or os.path.exists(os.path.join(d, ".git")):
-                break
-        if parent == d:
-            break
-        d = parent
-    if len(_FOUND) > _MAX_CACHED:
-        _FOUND.clear()
-    for c in chain:
-        _FOUND[c] = found
-    return None if found is None else Path(found)
-
-
-def clear_found() -> None:
-    """Forget the config files found and the folder listings noted in this process."""
-    _FOUND.clear()
-    _BARE.clear()
-
-
-class _Allow:
-    __slots__ = ()
-    ms_per_step = False
-    compile_seconds = False
-
-
-class DefaultConfig:
-    """``Config()`` for checking, without pydantic (see the module's docstring). Shared by every
-    file: nothing may change these values (nor does anything change a ``Config``'s)."""
-
-    __slots__ = ()
-    paths: ClassVar[list[str]] = []
-    exclude: ClassVar[list[str]] = []
-    allow = _Allow()
-    columns: ClassVar[list[Any]] = []
-    aliases: ClassVar[dict[str, list[str]]] = {}
-    matrix: ClassVar[list[Any]] = []
-    rules: ClassVar[dict[str, str]] = {}
-    benchmarks: ClassVar[list[Any]] = []  # `check` asks (perfbot.cli.benchmark_problems)
-
-    root = False
-    fixable = None
-    unfixable: ClassVar[list[str]] = []
-
-    def setting(self, rule_id: str, slug: str = "") -> str | None:
-        return None
-
-    def can_fix(self, rule_id: str) -> bool:
-        return True  # no fixable / unfixable lists
-
-    def is_model_readme(self, rel: str, exclude_rel: str | None = None) -> bool | None:
-        return None  # no paths, no exclude: the content decides
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(_real_default(), name)
-
-    def __reduce__(self) -> str:
-        return "DEFAULT"  # the one instance, in a worker process too
-
-    def __repr__(self) -> str:
-        return "DefaultConfig()"
-
-
-DEFAULT = DefaultConfig()
-
-
-@lru_cache(maxsize=1)
-def _real_default() -> Config:
-    from .config import _default_config
-
-    return _default_config()
-
-
-def config_for(file: str | Path, explicit: str | Path | None = None) -> tuple[Config, Path | None]:
-    """:func:`perfbot.config.config_for`, with :data:`DEFAULT` when no config file applies and a
-    :class:`PlainConfig` when a plain one does."""
-    if explicit is None:
-        found = find_config_file(os.path.dirname(os.path.abspath(file)))
-        if found is None:
-            return DEFAULT, None  # type: ignore[return-value]
-        plain = _plain(found)
-        if plain is not None:
-            return plain, found  # type: ignore[return-value]
-    from .config import config_for as full
-
-    return full(file, explicit)
-
-
-# --- a config file pydantic would take as written: answered without pydantic ---------------------
-#
-# A repository that adopted perfbot has a `.perfbot.yml` (`perfbot init` writes one), and importing
-# pydantic and building the config classes costs more than the whole check of a README (~100 ms).
-# A file whose every value has the exact type pydantic wants (nothing to coerce), with known keys
-# only, nothing pydantic would refuse, and no config above it to compose with, is answered by
-# :class:`PlainConfig`; anything else (a value to coerce, an error to word, `review:`, `rerun:`,
-# `benchmarks:`, nested files, --config) goes to :mod:`perfbot.config` as before.
-# ``tests/test_config_plain.py`` holds its answers to pydantic's.
-
-_TOP = frozenset(
-    {"root", "paths", "exclude", "allow", "columns", "aliases", "matrix", "rules"}
-    | {"fixable", "unfixable"}
+from .config_read import (
+    CONFIG_NAMES,
+    DEFAULT_RUNNERS,
+    RUNNER_LABEL,
+    ConfigError,
+    can_fix,
+    check_globs,
+    clear_found,
+    find_config_file,
+    glob_spec,
+    note_listing,
+    read_config_data,
 )
-_ALLOW = ("ms_per_step", "compile_seconds")
+
+__all__ = [
+    "CONFIG_NAMES",
+    "DEFAULT",
+    "ConfigError",
+    "Settings",
+    "clear_found",
+    "find_config_file",
+    "load_config",
+    "note_listing",
+]
+
 _SEVERITIES = frozenset({"error", "warning", "info", "off"})
-_ROW = ("mindspore", "driver", "firmware", "cann")
+_FILTER_MODES = frozenset({"added", "diff_context", "file", "nofilter"})
+_PERMISSIONS = frozenset({"read", "triage", "write", "maintain", "admin"})
 
 
-class _NotPlain(Exception):
-    """The data needs pydantic (a value to coerce, an error to word, a key it does not know)."""
-
-
-def check_globs(patterns: list[str]) -> list[str]:
-    """``paths``/``exclude``: a glob too costly to match, or one git would not read (``!``
-    alone, a trailing ``\\``), is refused (ValueError), so it is the config's error, not a crash
-    when the first path is matched."""
-    from .globs import too_complex
-
-    for pattern in patterns:
-        why = too_complex(pattern)
-        if why:
-            raise ValueError(f"{why}: {pattern[:80]!r}")
-    try:
-        glob_spec(tuple(patterns))
-    except ValueError as e:  # pathspec's GitIgnorePatternError names the pattern
-        raise ValueError(f"not a valid glob: {e}") from None
-    return patterns
-
-
-def rule_settings(rules: dict[str, str]) -> dict[str, str]:
-    """``rules:`` keyed by rule id, whatever spelling the file used (ValueError: unknown)."""
-    from .registry import all_rules, get_rule
-
-    all_rules()
-    unknown = [k for k in rules if get_rule(k) is None]
-    if unknown:
-        names = ", ".join(map(repr, unknown))
-        raise ValueError(f"unknown rule {names}{_rule_meant(unknown[0])} (see `perfbot rules`)")
-    return {get_rule(k).id: s for k, s in rules.items()}  # type: ignore[union-attr]
-
-
-def _rule_meant(name: str) -> str:
-    """ "; did you mean 'img-s-mismatch'?" for a misspelt rule id or slug."""
-    import difflib
-
-    from .registry import all_rules
-
-    rules = all_rules()
-    spellings = {r.slug: r.slug for r in rules} | {r.id.lower(): r.id for r in rules}
-    guess = difflib.get_close_matches(str(name).lower(), list(spellings), 1)
-    return f"; did you mean '{spellings[guess[0]]}'?" if guess else ""
-
-
-def rule_names(names: list[str]) -> list[str]:
-    """``fixable``/``unfixable``: rule ids, ``ALL`` or id prefixes (ValueError: unknown)."""
-    from .registry import all_rules, get_rule
-
-    ids = [r.id for r in all_rules()]
-    out: list[str] = []
-    for name in names:
-        r = get_rule(name)
-        if r is not None:
-            out.append(r.id)
-        elif name.upper() == "ALL" or (
-            name.upper().startswith("PB") and any(i.startswith(name.upper()) for i in ids)
-        ):
-            out.append(name.upper())
-        else:
-            raise ValueError(f"unknown rule {name!r}{_rule_meant(name)} (see `perfbot rules`)")
-    return out
-
-
-def can_fix(rule_id: str, fixable: list[str] | None, unfixable: list[str] | None) -> bool:
-    """Whether ``fixable``/``unfixable`` (as :func:`rule_names` gives them) let this rule offer
-    its fixes: not named in ``unfixable``, and named in ``fixable`` when that is set."""
-
-    def named(names: list[str]) -> bool:
-        return any(n == "ALL" or rule_id.startswith(n) for n in names)
-
-    if unfixable and named(unfixable):
-        return False
-    return fixable is None or named(fixable)
-
-
-@lru_cache(maxsize=256)
-def glob_spec(patterns: tuple[str, ...]):  # -> pathspec.PathSpec
-    """Globs with .gitignore semantics (pathspec): `*` and `?` stay within one folder, `**/` is
-    any number of folders, a pattern without `/` matches in any folder, `!` negates."""
-    import pathspec
-
-    from .globs import normalise
-
-    return pathspec.GitIgnoreSpec.from_lines([normalise(p) for p in patterns])
+class _NotPlain(ValueError):
+    """The data needs the schema (a value to coerce, an error to word, a key it does not know)."""
 
 
 def _strs(v: Any) -> list[str]:
@@ -279,141 +79,410 @@ def _valid(check: Any, value: Any) -> Any:
         raise _NotPlain from None
 
 
-class PlainAllow:
-    __slots__ = _ALLOW
+def _number(v: Any) -> float:
+    """A float >= 0 (an int is taken as the schema takes it: as a float)."""
+    if type(v) not in (int, float) or not math.isfinite(v) or v < 0:
+        raise _NotPlain
+    return float(v)
 
-    def __init__(self, data: dict[str, bool]):
-        self.ms_per_step = data.get("ms_per_step", False)
-        self.compile_seconds = data.get("compile_seconds", False)
+
+def _data_of(value: Any) -> Any:
+    """A value given to a constructor as plain data (a settings object as its dump)."""
+    if isinstance(value, _Part | Settings):
+        return value.model_dump()
+    if isinstance(value, list):
+        return [_data_of(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _data_of(v) for k, v in value.items()}
+    return value
 
 
-class PlainColumn:
+class _Part:
+    """A group of settings (``allow``, a column, a matrix row, ``review``, ``rerun``): built from
+    keyword arguments or read from plain data, compared and dumped by value."""
+
+    __slots__ = ()
+    _KEYS: tuple[str, ...] = ()
+
+    def __init__(self, **values: Any):
+        self._fill(self._read(_data_of(values)))
+
+    @classmethod
+    def _read(cls, data: Any) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def _from(cls, data: Any) -> Any:
+        """Read plain data (raises :class:`_NotPlain`)."""
+        out = object.__new__(cls)
+        out._fill(cls._read(data))
+        return out
+
+    def _fill(self, values: dict[str, Any]) -> None:
+        for key in self._KEYS:
+            object.__setattr__(self, key, values[key])
+
+    def model_dump(self, *, exclude_none: bool = False, mode: str = "python") -> dict[str, Any]:
+        out = {k: _copy(getattr(self, k)) for k in self._KEYS}
+        return {k: v for k, v in out.items() if v is not None} if exclude_none else out
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self._KEYS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        values = ", ".join(f"{k}={getattr(self, k)!r}" for k in self._KEYS)
+        return f"{type(self).__name__}({values})"
+
+
+def _copy(v: Any) -> Any:
+    if isinstance(v, list):
+        return [_copy(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _copy(x) for k, x in v.items()}
+    return v
+
+
+class AllowSettings(_Part):
+    """``allow:``"""
+
+    __slots__ = ("compile_seconds", "ms_per_step")
+    _KEYS = ("ms_per_step", "compile_seconds")
+    ms_per_step: bool
+    compile_seconds: bool
+
+    @classmethod
+    def _read(cls, data: Any) -> dict[str, Any]:
+        _mapping(data, cls._KEYS)
+        if any(type(v) is not bool for v in data.values()):
+            raise _NotPlain
+        return {k: data.get(k, False) for k in cls._KEYS}
+
+
+class ColumnSettings(_Part):
+    """One item of ``columns:``"""
+
     __slots__ = ("aliases", "form", "name")
+    _KEYS = ("name", "aliases", "form")
+    name: str
+    aliases: list[str]
+    form: str
 
-    def __init__(self, data: dict[str, Any]):
+    @classmethod
+    def _read(cls, data: Any) -> dict[str, Any]:
         from .spec.forms import FORMS
 
-        _mapping(data, ("name", "aliases", "form"))
+        _mapping(data, cls._KEYS)
         if type(data.get("name")) is not str or type(data.get("form", "")) is not str:
             raise _NotPlain
-        self.name: str = data["name"]
-        self.aliases = _strs(data.get("aliases", []))
-        self.form: str = data.get("form", "any")
-        if self.form not in FORMS:
+        form = data.get("form", "any")
+        if form not in FORMS:
             raise _NotPlain
+        return {"name": data["name"], "aliases": _strs(data.get("aliases", [])), "form": form}
 
 
-class PlainRow:
+_ROW = ("mindspore", "driver", "firmware", "cann")
+
+
+class MatrixRowSettings(_Part):
+    """One item of ``matrix:``"""
+
     __slots__ = (*_ROW, "cann_accepted")
+    _KEYS = (*_ROW, "cann_accepted")
     mindspore: str
     driver: str | None
     firmware: str | None
     cann: str | None
     cann_accepted: list[str] | None
 
-    def __init__(self, data: dict[str, Any]):
-        _mapping(data, (*_ROW, "cann_accepted"))
+    @classmethod
+    def _read(cls, data: Any) -> dict[str, Any]:
+        _mapping(data, cls._KEYS)
         if type(data.get("mindspore")) is not str:
             raise _NotPlain
+        out: dict[str, Any] = {}
         for name in _ROW:
             value = data.get(name)
             if value is not None and type(value) is not str:
                 raise _NotPlain
-            setattr(self, name, value)
+            out[name] = value
         accepted = data.get("cann_accepted")
-        self.cann_accepted = None if accepted is None else list(_strs(accepted))
-
-    def model_dump(self, *, exclude_none: bool = False) -> dict[str, Any]:
-        out = {name: getattr(self, name) for name in (*_ROW, "cann_accepted")}
-        return {k: v for k, v in out.items() if v is not None} if exclude_none else out
+        out["cann_accepted"] = None if accepted is None else _strs(accepted)
+        return out
 
 
-class PlainConfig:
-    """The :class:`perfbot.config.Config` of one plain config file, without pydantic: what
-    checking reads is computed here; anything else (``model_copy``, ``model_dump``, ``review``,
-    a field added later) is asked of the real ``Config`` of the same file, built on first use."""
+class ReviewSettings(_Part):
+    """``review:``"""
+
+    __slots__ = ("filter_mode", "max_comments")
+    _KEYS = ("filter_mode", "max_comments")
+    filter_mode: str
+    max_comments: int
+
+    @classmethod
+    def _read(cls, data: Any) -> dict[str, Any]:
+        _mapping(data, cls._KEYS)
+        mode = data.get("filter_mode", "diff_context")
+        limit = data.get("max_comments", 50)
+        if type(mode) is not str or mode not in _FILTER_MODES or type(limit) is not int:
+            raise _NotPlain
+        if limit < 0:
+            raise _NotPlain
+        return {"filter_mode": mode, "max_comments": limit}
+
+
+class RerunSettings(_Part):
+    """``rerun:``. perfbot's gate reads it from the repository's default branch only."""
 
     __slots__ = (
-        "_data",
-        "_files",
-        "_origins",
-        "_path",
-        "aliases",
-        "allow",
-        "columns",
-        "exclude",
-        "fixable",
-        "matrix",
-        "paths",
-        "root",
-        "rules",
-        "unfixable",
-    )
-    benchmarks: ClassVar[list[Any]] = []  # a file with `benchmarks:` is not plain
+        "approve_plan", "min_permission", "noisy_cv", "push", "runners", "slower_threshold"
+    )  # fmt: skip
+    _KEYS = ("min_permission", "slower_threshold", "noisy_cv", "push", "approve_plan", "runners")
+    min_permission: str
+    slower_threshold: float
+    noisy_cv: float
+    push: bool
+    # A fork's approval must name the digest of the plan perfbot replied with
+    # (`/perfbot ok-to-test SHA plan=DIGEST`), so what was never shown cannot be approved.
+    approve_plan: bool
+    # The runner label sets a benchmark's `runs_on` may name (compared as sets, ignoring case);
+    # any other set is refused, so a pull request cannot reach other runners of the repository.
+    runners: list[list[str]]
 
-    def __init__(self, data: dict[str, Any], path: Path):
-        """Raises :class:`_NotPlain` for data pydantic would coerce or refuse."""
+    @classmethod
+    def _read(cls, data: Any) -> dict[str, Any]:
+        _mapping(data, cls._KEYS)
+        permission = data.get("min_permission", "write")
+        if type(permission) is not str or permission not in _PERMISSIONS:
+            raise _NotPlain
+        push = data.get("push", False)
+        approve_plan = data.get("approve_plan", False)
+        if type(push) is not bool or type(approve_plan) is not bool:
+            raise _NotPlain
+        runners = data.get("runners")
+        if runners is None and "runners" not in data:
+            runners = [list(r) for r in DEFAULT_RUNNERS]
+        if type(runners) is not list or len(runners) > 100:
+            raise _NotPlain
+        sets = [_strs(labels) for labels in runners]
+        for labels in sets:
+            if not labels or len(labels) > 20:
+                raise _NotPlain
+            if not all(RUNNER_LABEL.fullmatch(label) for label in labels):
+                raise _NotPlain
+        return {
+            "min_permission": permission,
+            "slower_threshold": _number(data.get("slower_threshold", 0.05)),
+            "noisy_cv": _number(data.get("noisy_cv", 0.05)),
+            "push": push,
+            "approve_plan": approve_plan,
+            "runners": sets,
+        }
+
+    @classmethod
+    def model_validate(cls, data: Any) -> RerunSettings:
+        """``rerun:`` from plain data; data the fast reader refuses is validated by the schema
+        (pydantic's ``ValidationError`` for a bad value, as before)."""
+        try:
+            return cls._from(data)
+        except _NotPlain:
+            pass
+        from .config_schema import RerunConfig
+
+        return cls._from(RerunConfig.model_validate(data).model_dump())
+
+    def allows_runner(self, labels: list[str] | tuple[str, ...]) -> bool:
+        """Whether a benchmark may run on ``labels``: exactly one of the allowed label sets."""
+        want = {x.lower() for x in labels}
+        return any(want == {x.lower() for x in allowed} for allowed in self.runners)
+
+
+KEYS = (
+    "root",
+    "paths",
+    "exclude",
+    "allow",
+    "columns",
+    "aliases",
+    "matrix",
+    "rules",
+    "fixable",
+    "unfixable",
+    "review",
+    "rerun",
+    "benchmarks",
+)
+
+
+class Settings:
+    """A repository's settings: every key of ``.perfbot.yml`` (the schema's fields), plus the
+    values a file set as it wrote them (:meth:`model_dump` ``exclude_unset``) and, for a composed
+    config, where each came from (:mod:`perfbot.config_tree`)."""
+
+    __slots__ = (*KEYS, "_data", "_files", "_origins", "_source")
+    root: bool
+    paths: list[str]
+    exclude: list[str]
+    allow: AllowSettings
+    columns: list[ColumnSettings]
+    aliases: dict[str, list[str]]
+    matrix: list[MatrixRowSettings]
+    rules: dict[str, str]  # rule names (ids, slugs, any case) as written
+    fixable: list[str] | None
+    unfixable: list[str]
+    review: ReviewSettings
+    rerun: RerunSettings
+    benchmarks: list[dict[str, Any]]  # validated by perfbot.runner when used
+    _data: dict[str, Any]
+    _files: tuple[Path, ...]
+    _origins: dict[str, Path]
+    _source: Path | None  # the one file read (load_config), if any
+
+    def __init__(self, **values: Any):
+        """Settings from keyword arguments (plain values or settings objects), read as a file's
+        data is; a value the fast reader refuses is a ``ValueError``."""
+        try:
+            self._fill(_data_of(values))
+        except _NotPlain:
+            raise ValueError(f"not valid settings: {values!r}") from None
+
+    def _fill(self, data: Any) -> None:
+        """Read plain data (raises :class:`_NotPlain`)."""
         _mapping(data)
-        if not set(data) <= _TOP:
+        if not set(data) <= set(KEYS):
             raise _NotPlain
-        self._data = data
-        self._path = path
-        self._files = (path,)
-        self.root = data.get("root", False)
-        if type(self.root) is not bool:
+        get = data.get
+        root = get("root", False)
+        if type(root) is not bool:
             raise _NotPlain
-        self.paths = _valid(check_globs, _strs(data.get("paths", [])))
-        self.exclude = _valid(check_globs, _strs(data.get("exclude", [])))
-        allow = _mapping(data.get("allow", {}), _ALLOW)
-        if any(type(v) is not bool for v in allow.values()):
-            raise _NotPlain
-        self.allow = PlainAllow(allow)
-        columns = data.get("columns", [])
-        if type(columns) is not list:
-            raise _NotPlain
-        self.columns = [PlainColumn(c) for c in columns]
-        self.aliases = {k: _strs(v) for k, v in _mapping(data.get("aliases", {})).items()}
-        matrix = data.get("matrix", [])
-        if type(matrix) is not list:
-            raise _NotPlain
-        self.matrix = [PlainRow(r) for r in matrix]
-        rules = _mapping(data.get("rules", {}))
+        rules = _mapping(get("rules", {}))
         rules = {k: ("off" if s is False else s) for k, s in rules.items()}  # YAML's bare `off`
         if any(type(s) is not str or s not in _SEVERITIES for s in rules.values()):
             raise _NotPlain
-        self.rules = _valid(rule_settings, rules)
-        fixable = data.get("fixable")
-        self.fixable = None if fixable is None else _valid(rule_names, _strs(fixable))
-        self.unfixable = _valid(rule_names, _strs(data.get("unfixable", [])))
-        self._origins = self._set_by(path)
-
-    def _set_by(self, path: Path) -> dict[str, Path]:
-        """Which values this file set (as :func:`perfbot.config_tree.origins` says)."""
-        out: dict[str, Path] = {}
-        for key in self._data:
-            if key == "root":
-                continue
-            if key == "allow":
-                names = [f"allow.{k}" for k in self._data["allow"]]
-            elif key in ("rules", "aliases"):
-                names = [f"{key}.{k}" for k in getattr(self, key)]
-            elif key == "columns":
-                names = [f"columns.{c.name}" for c in self.columns]
-            elif key == "matrix":
-                names = [f"matrix.{r.mindspore}" for r in self.matrix]
+        fixable = get("fixable")
+        columns, matrix, benchmarks = get("columns", []), get("matrix", []), get("benchmarks", [])
+        if type(columns) is not list or type(matrix) is not list or type(benchmarks) is not list:
+            raise _NotPlain
+        values: dict[str, Any] = {
+            "root": root,
+            "paths": _valid(check_globs, _strs(get("paths", []))),
+            "exclude": _valid(check_globs, _strs(get("exclude", []))),
+            "allow": AllowSettings._from(get("allow", {})),
+            "columns": [ColumnSettings._from(c) for c in columns],
+            "aliases": {k: _strs(v) for k, v in _mapping(get("aliases", {})).items()},
+            "matrix": [MatrixRowSettings._from(r) for r in matrix],
+            "rules": rules,  # names as written: the engine's rule plan reads them (check_names)
+            "fixable": None if fixable is None else _strs(fixable),
+            "unfixable": _strs(get("unfixable", [])),
+            "review": ReviewSettings._from(get("review", {})),
+            "rerun": RerunSettings._from(get("rerun", {})),
+            "benchmarks": [dict(_mapping(b)) for b in benchmarks],
+        }
+        for key in KEYS:
+            object.__setattr__(self, key, values[key])
+        # what the data set, its values as read (rule names as ids): what composing merges
+        set_: dict[str, Any] = {}
+        for key in data:
+            value = values[key]
+            if key in ("allow", "review", "rerun"):
+                set_[key] = {k: getattr(value, k) for k in data[key]}
+            elif key in ("columns", "matrix"):
+                set_[key] = [
+                    {k: getattr(v, k) for k in d} for v, d in zip(value, data[key], strict=True)
+                ]
             else:
-                names = [key]
-            for name in names:
-                out[name] = path
+                set_[key] = value
+        self._data = _copy(set_)
+        self._files = ()
+        self._origins = {}
+        self._source = None
+
+    @classmethod
+    def _from(cls, data: Any) -> Settings:
+        out = object.__new__(cls)
+        out._fill(data)
+        return out
+
+    @classmethod
+    def model_validate(cls, data: Any) -> Settings:
+        """Settings from plain data; data the fast reader refuses is validated by the schema
+        (pydantic's ``ValidationError`` for a bad value) and its coerced values read here."""
+        try:
+            return cls._from(data)
+        except _NotPlain:
+            pass
+        from .config_schema import Config
+
+        return cls._from(Config.model_validate(data).model_dump(exclude_unset=True))
+
+    @classmethod
+    def read(cls, data: Any, source: str | Path) -> Settings:
+        """Settings from the data of a file: a :class:`ConfigError` naming ``source``, the key
+        and what is allowed for data the schema refuses."""
+        try:
+            return cls._from(data)
+        except _NotPlain:
+            pass
+        from .config_schema import validate_data
+
+        return cls._from(validate_data(data, source))
+
+    def model_dump(
+        self, *, exclude_unset: bool = False, exclude_none: bool = False, mode: str = "python"
+    ) -> dict[str, Any]:
+        """The settings as plain data: every key, or (``exclude_unset``) those the data set."""
+        if exclude_unset:
+            return _copy(self._data)
+        out: dict[str, Any] = {}
+        for key in KEYS:
+            value = getattr(self, key)
+            if isinstance(value, _Part):
+                value = value.model_dump()
+            elif key in ("columns", "matrix"):
+                value = [v.model_dump() for v in value]
+            out[key] = _copy(value)
+        return out
+
+    def model_copy(self, *, update: dict[str, Any] | None = None) -> Settings:
+        """A copy with ``update``'s values (taken as given, as pydantic's ``model_copy``)."""
+        out = object.__new__(type(self))
+        for key in self.__slots__:
+            object.__setattr__(out, key, getattr(self, key))
+        data = dict(self._data)
+        for key, value in (update or {}).items():
+            if key not in KEYS:
+                raise AttributeError(key)
+            object.__setattr__(out, key, value)
+            data[key] = _data_of(value)
+        out._data = data
         return out
 
     def setting(self, rule_id: str, slug: str = "") -> str | None:
-        return self.rules.get(rule_id)
+        """This repository's setting for a rule (its id and slug), or None: the last entry of
+        ``rules:`` naming it, in any spelling."""
+        got = None
+        for name, value in self.rules.items():
+            if name.upper() == rule_id or (slug and name.lower() == slug):
+                got = value
+        return got
 
-    def can_fix(self, rule_id: str) -> bool:
-        return can_fix(rule_id, self.fixable, self.unfixable)
+    def can_fix(self, rule_id: str, slug: str = "") -> bool:
+        """Whether ``fixable``/``unfixable`` let this rule offer its fixes."""
+        return can_fix(rule_id, self.fixable, self.unfixable, slug)
+
+    def origin(self, key: str) -> Path | None:
+        """The file that set ``key`` (``rules.PB303``, ``fixable``), if a file did."""
+        return self._origins.get(key) or self._source
 
     def is_model_readme(self, rel: str, exclude_rel: str | None = None) -> bool | None:
+        """True/False when ``paths``/``exclude`` decide; None when the content must (default).
+
+        ``rel`` is the file's path relative to the folder the ``paths`` globs are relative to;
+        ``exclude_rel`` (default ``rel``) the same for ``exclude`` (they can come from two
+        nested config files)."""
         rel = rel.replace("\\", "/")
         ex = rel if exclude_rel is None else exclude_rel.replace("\\", "/")
         if self.exclude and glob_spec(tuple(self.exclude)).match_file(ex):
@@ -422,34 +491,41 @@ class PlainConfig:
             return glob_spec(tuple(self.paths)).match_file(rel)
         return None
 
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        from .config_tree import compose
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Settings):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
 
-        return getattr(compose(self._path), name)
+    __hash__ = None  # type: ignore[assignment]
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        return PlainConfig, (self._data, self._path)
+    def __reduce__(self) -> Any:
+        if self is DEFAULT:
+            return "DEFAULT"  # the one instance, in a worker process too
+        return _restore, (tuple(getattr(self, k) for k in self.__slots__),)
 
     def __repr__(self) -> str:
-        return f"PlainConfig({str(self._path)!r})"
+        return f"Settings({self._data!r})"
+
+
+def _restore(values: tuple[Any, ...]) -> Settings:
+    out = object.__new__(Settings)
+    for key, value in zip(Settings.__slots__, values, strict=True):
+        object.__setattr__(out, key, value)
+    return out
+
+
+#: the settings when no config file applies (shared by every file: nothing changes it)
+DEFAULT = Settings()
+
+
+def load_config(path: str | Path) -> Settings:
+    """The settings of the one config file ``path`` (not composed), or :class:`ConfigError`."""
+    p = Path(path)
+    out = Settings.read(read_config_data(p), p)
+    out._source = p
+    return out
 
 
 @lru_cache(maxsize=64)
-def _plain(found: Path) -> PlainConfig | None:
-    """The config of a folder whose nearest config file is ``found``, when it is plain and alone
-    (nothing above it to compose with), else None. A file that cannot be read or parsed raises
-    the :class:`ConfigError` the full path would."""
-    from .config_read import read_config_data
-
-    data = read_config_data(found)
-    try:
-        config = PlainConfig(data, found)
-    except _NotPlain:
-        return None
-    d = found.parent
-    top = config.root or (d / ".git").exists() or d.parent == d
-    if not top and find_config_file(d.parent) is not None:
-        return None  # config_tree composes the files
-    return config
+def cached_load(path: Path) -> Settings:
+    return load_config(path)

@@ -11,23 +11,20 @@ merged parent first, the nearer file winning, as ruff's ``extend`` does:
 * ``paths``, ``exclude``, ``benchmarks``: the nearest file that sets them (their globs stay
   relative to the folder of the file that wrote them).
 
-:func:`compose` returns the merged :class:`~perfbot.config.Config`, which remembers where each
-value came from (:func:`origins`); ``perfbot config PATH`` prints both.
+:func:`compose` returns the merged :class:`~perfbot.config_light.Settings`, which remembers where
+each value came from (:func:`origins`); ``perfbot config PATH`` prints both. :func:`config_for` is
+the door: the settings that govern a file.
 """
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .config_light import find_config_file
-
-if TYPE_CHECKING:
-    from .config import Config
-
-# pydantic and perfbot.config are imported by the functions that read configs (chain, compose),
-# not here: base_of/origins/files also answer a PlainConfig (perfbot.config_light) without them.
+from .config_light import DEFAULT, Settings, cached_load
+from .config_read import clear_found, find_config_file
 
 KEYWISE = ("allow", "rules", "aliases", "review", "rerun")
 BY_NAME = ("columns",)
@@ -37,12 +34,10 @@ MAX_DEPTH = 64  # configs above one file; a deeper chain is cut (and a pathologi
 
 def chain(nearest: Path) -> list[Path]:
     """The config files that apply, nearest first."""
-    from .config import _cached_load
-
     files = [nearest]
     while len(files) < MAX_DEPTH:
         cur = files[-1]
-        if _cached_load(cur).root:
+        if cached_load(cur).root:
             break
         d = cur.parent
         if (d / ".git").exists() or d.parent == d:
@@ -61,6 +56,8 @@ def _merge(out: dict[str, Any], origins: dict[str, Path], data: dict[str, Any], 
         if key in KEYWISE and isinstance(value, dict):
             merged = dict(out.get(key, {}))
             for k, v in value.items():
+                if key == "rules":  # a nearer file's names come last: the last naming wins
+                    merged.pop(k, None)
                 merged[k] = v
                 origins[f"{key}.{k}"] = path
             out[key] = merged
@@ -80,34 +77,28 @@ def _merge(out: dict[str, Any], origins: dict[str, Path], data: dict[str, Any], 
 
 
 @lru_cache(maxsize=256)
-def compose(nearest: Path) -> Config:
-    """The config of a folder whose nearest config file is ``nearest``, its parents merged in."""
-    from pydantic import ValidationError
-
-    from .config import Config, ConfigError, _cached_load, _describe
-
+def compose(nearest: Path) -> Settings:
+    """The settings of a folder whose nearest config file is ``nearest``, its parents merged in."""
     files = chain(nearest)
     if len(files) == 1:
-        config = _cached_load(nearest)
-        origins = {k: nearest for k in _set_keys(config)}
+        config = cached_load(nearest)
+        origins = {k: nearest for k in _set_keys(config.model_dump(exclude_unset=True))}
     else:
         data: dict[str, Any] = {}
         origins = {}
         for f in reversed(files):
-            _merge(data, origins, _cached_load(f).model_dump(exclude_unset=True), f)
-        try:
-            config = Config.model_validate(data)
-        except ValidationError as e:  # each file was valid alone
-            names = ", ".join(str(f) for f in files)
-            raise ConfigError(f"{nearest}: merged with {names}: {_describe(e)}") from None
-    object.__setattr__(config, "_origins", origins)
-    object.__setattr__(config, "_files", tuple(files))
+            _merge(data, origins, cached_load(f).model_dump(exclude_unset=True), f)
+        names = ", ".join(str(f) for f in files)
+        # each file was valid alone
+        config = Settings.read(data, f"{nearest}: merged with {names}")
+    config._origins = origins
+    config._files = tuple(files)
     return config
 
 
-def _set_keys(config: Config) -> list[str]:
+def _set_keys(data: dict[str, Any]) -> list[str]:
     out: list[str] = []
-    for key, value in config.model_dump(exclude_unset=True).items():
+    for key, value in data.items():
         if key in KEYWISE and isinstance(value, dict):
             out += [f"{key}.{k}" for k in value]
         elif key in BY_NAME:
@@ -119,18 +110,39 @@ def _set_keys(config: Config) -> list[str]:
     return out
 
 
-def origins(config: Config) -> dict[str, Path]:
+def origins(config: Settings) -> dict[str, Path]:
     """Where each value set by a file came from (``allow.ms_per_step`` -> its file)."""
-    got = getattr(config, "_origins", None)
-    return dict(got) if got else {}
+    return dict(config._origins)
 
 
-def files(config: Config) -> tuple[Path, ...]:
+def files(config: Settings) -> tuple[Path, ...]:
     """The config files merged into ``config``, nearest first."""
-    return getattr(config, "_files", None) or ()
+    return config._files
 
 
-def base_of(config: Config, key: str, default: str) -> str:
+def base_of(config: Settings, key: str, default: str) -> str:
     """The folder ``paths`` or ``exclude`` globs are relative to: that of the file that set them."""
     got = origins(config).get(key)
     return str(got.parent) if got is not None else default
+
+
+def config_for(
+    file: str | Path, explicit: str | Path | None = None
+) -> tuple[Settings, Path | None]:
+    """The settings governing ``file``: ``explicit`` if given, else the nearest ``.perfbot.yml``
+    with its parents merged in, else :data:`~perfbot.config_light.DEFAULT`."""
+    if explicit is not None:
+        p = Path(explicit)
+        return cached_load(p.resolve()), p
+    found = find_config_file(os.path.dirname(os.path.abspath(file)))
+    if found is None:
+        return DEFAULT, None
+    return compose(found), found
+
+
+def clear_caches() -> None:
+    """Forget the configs found and read in this process (after a command writes one, or a test
+    rewrites one)."""
+    clear_found()
+    cached_load.cache_clear()
+    compose.cache_clear()

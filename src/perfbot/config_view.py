@@ -12,7 +12,9 @@ from typing import Any
 import yaml
 
 from .config import Config
+from .config_schema import Config as Schema
 from .config_tree import BY_NAME, KEYWISE, files, origins
+from .rules import check_names, get_rule
 from .runner.spec import MAX_TIMEOUT, BenchmarkSpec
 from .spec.forms import FORMS
 
@@ -68,7 +70,7 @@ def _benchmark_schema() -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def schema() -> dict[str, Any]:
-    data = Config.model_json_schema()
+    data = Schema.model_json_schema()
     out: dict[str, Any] = {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": SCHEMA_ID,
@@ -110,11 +112,33 @@ def _flow(value: Any) -> str:
     return text.removesuffix("\n...\n").strip()
 
 
+def _rule_id(name: str) -> str:
+    r = get_rule(name)
+    return r.id if r is not None else name.upper()  # ALL, an id prefix
+
+
+def _shown(config: Config) -> tuple[dict[str, Any], dict[str, Path]]:
+    """(the settings, where each came from) with rule names as the ids they name (the settings
+    keep them as written). A name that is no rule is the config's error (ConfigError)."""
+    check_names(config)
+    data = config.model_dump()
+    data["rules"] = {_rule_id(k): v for k, v in data["rules"].items()}
+    for key in ("fixable", "unfixable"):
+        if data[key] is not None:
+            data[key] = [_rule_id(n) for n in data[key]]
+    where = {}
+    for key, path in origins(config).items():
+        if key.startswith("rules."):
+            key = "rules." + _rule_id(key.removeprefix("rules."))
+        where[key] = path
+    return data, where
+
+
 def render_yaml(config: Config, found: Path | None) -> str:
     """The effective config as YAML a repository could use, a comment per value naming its
     file (or ``default``)."""
     chain = files(config) or ((found,) if found else ())
-    where = origins(config)
+    data, where = _shown(config)
     if not where and found is not None:  # --config FILE: everything it sets is from it
         dumped = config.model_dump(exclude_unset=True)
         where = {k: found for k in dumped}
@@ -124,7 +148,6 @@ def render_yaml(config: Config, found: Path | None) -> str:
         out.append(f"# effective config: {names}")
     else:
         out.append("# effective config: no .perfbot.yml applies; perfbot's defaults")
-    data = config.model_dump()
     for key, value in data.items():
         if key in KEYWISE and isinstance(value, dict):
             if not value:
@@ -150,9 +173,10 @@ def render_yaml(config: Config, found: Path | None) -> str:
 
 def render_json(config: Config, found: Path | None) -> str:
     chain = files(config) or ((found,) if found else ())
+    settings, where = _shown(config)
     data = {
         "files": [str(p) for p in chain],
-        "config": config.model_dump(mode="json"),
-        "origins": {k: str(v) for k, v in sorted(origins(config).items())},
+        "config": settings,
+        "origins": {k: str(v) for k, v in sorted(where.items())},
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"

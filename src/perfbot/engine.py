@@ -7,7 +7,7 @@ A rule that raises is a perfbot bug; it becomes an ``internal-error`` finding fo
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from . import rules as registry
 from .config_light import DEFAULT
@@ -16,15 +16,14 @@ from .findings import SEVERITIES, FileResult, Finding
 from .fix import Fix, apply_to_lines, select_fixes
 from .model import Document
 from .recognise import NUMBER_RULES
-from .rules import RULES, Rule, all_rules, resolve
+from .rules import RULES, Rule, all_rules, check_names, resolve
 from .source import Source
 from .suppress import UNUSED_DIRECTIVE, Directives, directives_of, suppress, unused
 
 if TYPE_CHECKING:
     from .config import Config
 
-# Config() without pydantic: a DefaultConfig answers everything the engine reads of a Config
-_DEFAULT = cast("Config", DEFAULT)
+_DEFAULT: Config = DEFAULT  # the settings when no config file applies
 
 __all__ = ["Context", "FileResult", "check_source", "fix_result", "fix_source", "spec_for"]
 
@@ -42,21 +41,23 @@ _DEFAULT_PLAN: list = []  # [(the registry's rules when it was made, the plan)]
 
 def _plan(config: Config, rules: list[Rule] | None) -> _Plan:
     """The rules that run under ``config``, in id order, each with its configured severity
-    (``config.setting``: None for the rule's own) and ``config.can_fix``. Worked out once for
-    the default config (which nothing changes) while the registry holds the same rules, once
-    per file for a repository's."""
+    (``config.setting``: None for the rule's own) and ``config.can_fix``; a rule name the config
+    writes that is no rule is a :class:`~perfbot.config_read.ConfigError` naming its file.
+    Worked out once for the default config (which nothing changes) while the registry holds the
+    same rules, once per file for a repository's."""
     # only the registry's own rule list is remembered (a caller may replace ``all_rules``)
     default = rules is None and config is DEFAULT and all_rules is registry.all_rules
     if default and _DEFAULT_PLAN:
         registered, plan = _DEFAULT_PLAN[0]
         if registered == tuple(RULES.values()):  # the same rules (identity first: cheap)
             return plan
+    check_names(config)  # the settings keep rule names as written: ConfigError names the file
     plan = []
     for r in rules or all_rules():
         setting = config.setting(r.id, r.slug)
         if setting == "off" or (not r.enabled and setting is None):
             continue
-        plan.append((r, setting, config.can_fix(r.id)))
+        plan.append((r, setting, config.can_fix(r.id, r.slug)))
     if default:
         _DEFAULT_PLAN[:] = [(tuple(RULES.values()), plan)]
     return plan

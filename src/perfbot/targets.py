@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from .config_light import config_for
-from .config_tree import base_of
+from .config_tree import base_of, config_for
+from .rules import check_names
 from .walk import SKIP_DIRS
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ class Target(NamedTuple):
 class Reader(Protocol):
     def config(self, path: str, root: str) -> tuple[Config, str]:
         """(the config of ``path``, the folder its globs are relative to unless a nested file
-        set them). Raises :class:`~perfbot.config_light.ConfigError`."""
+        set them). Raises :class:`~perfbot.config_read.ConfigError`."""
         ...
 
 
@@ -80,6 +80,7 @@ def target(path: str, reader: Reader, root: str) -> Target:
     """The config of the file at ``path`` and whether it is a model README. ``root``: the folder
     being checked (the checkout for a review). Raises ConfigError."""
     config, base = reader.config(path, root)
+    check_names(config)  # a rule name that is no rule: the config's error, reported as one
     # only a config with `paths` asks where they came from (the default config answers its
     # attributes without pydantic, not where its values came from)
     paths_base = base_of(config, "paths", base) if config.paths else base
