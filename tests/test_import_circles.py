@@ -35,8 +35,6 @@ KNOWN = [
         "perfbot.rules.structure",
         "perfbot.rules.values",
     },
-    # versions_table takes RowRefresh and is_pynative from refresh, which calls it
-    {"perfbot.runner.refresh", "perfbot.runner.versions_table"},
 ]
 
 

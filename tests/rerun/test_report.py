@@ -16,8 +16,7 @@ import pytest
 from perfbot.config import Config, RerunConfig
 from perfbot.engine import check_source
 from perfbot.hunks import parse_patch
-from perfbot.runner.bench import BenchResult, write_result
-from perfbot.runner.report import (
+from perfbot.rerun.report import (
     MARKER,
     plan_review,
     readme_path,
@@ -25,6 +24,7 @@ from perfbot.runner.report import (
     report_main,
     safe_repo_path,
 )
+from perfbot.runner.bench import BenchResult, write_result
 from perfbot.source import Source
 
 _TESTS = str(Path(__file__).resolve().parent.parent)
@@ -498,7 +498,7 @@ def api(fake, token=GitHubFake.WRITE_TOKEN):
 
 
 def live_reviews(fake, sha):
-    from perfbot.runner.report import posted_reviews
+    from perfbot.rerun.report import posted_reviews
 
     return posted_reviews(api(fake).reviews(1), bot="github-actions[bot]", sha=sha)
 
@@ -556,8 +556,8 @@ def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting,
 
 def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp_path):
     from perfbot.github.command import ok_to_test_comments
+    from perfbot.rerun.report import posted_marker, results_digest
     from perfbot.runner.bench import load_results
-    from perfbot.runner.report import posted_marker, results_digest
 
     fake = posting
     pr = pull_at(fake)
@@ -625,7 +625,7 @@ def test_row_and_bench_notes_are_listed_inertly():
 
 def test_the_marker_stays_the_last_line_of_a_body_at_githubs_limit():
     from perfbot.github.suggest import MAX_BODY
-    from perfbot.runner.report import posted_marker, posted_reviews, with_marker
+    from perfbot.rerun.report import posted_marker, posted_reviews, with_marker
 
     tails = [f"line {i} " + "x" * 290 for i in range(30)]
     failed = [

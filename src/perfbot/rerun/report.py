@@ -37,9 +37,9 @@ from perfbot.github.command import code
 from perfbot.github.markdown import block, message
 from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
 from perfbot.hunks import Hunk, can_suggest
+from perfbot.rerun.refresh import RowRefresh, apply_refreshes, proposals, refresh
+from perfbot.rerun.rows import TableProposal
 from perfbot.runner.bench import BenchResult, ResultsError, load_results, stop_commands_token
-from perfbot.runner.refresh import RowRefresh, apply_refreshes, proposals, refresh
-from perfbot.runner.versions_table import TableProposal
 from perfbot.source import Source, decode
 
 __all__ = [
