@@ -33,8 +33,10 @@ from pathlib import Path
 
 from perfbot.config import Config, ConfigError, RerunConfig, load_config
 from perfbot.fix import Fix, replacement
-from perfbot.github.command import code
-from perfbot.github.markdown import block, message
+from perfbot.github import markers
+from perfbot.github.markdown import block, code, message
+from perfbot.github.review.post import PostedReview, Writer
+from perfbot.github.review.post import posted_reviews as _posted_reviews
 from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
 from perfbot.hunks import Hunk, can_suggest
 from perfbot.rerun.refresh import RowRefresh, apply_refreshes, proposals, refresh
@@ -50,16 +52,11 @@ __all__ = [
     "report_main",
 ]
 
-MARKER = "<!-- perfbot:rerun -->"
-# The last line of a posted review: which commit and which results it reports. Display and dedupe
-# only: nothing reads it to allow anything, it counts only in a review written by perfbot's own
-# account that starts with perfbot's own heading, and only as the body's very last line (after
-# every untrusted text the body quotes).
-_POSTED = re.compile(
-    r"<!-- perfbot:rerun sha=([0-9a-f]{40}) results=([0-9a-f]{16}) jobs=([A-Za-z0-9._,-]*) -->"
-)
-_JOB = re.compile(r"[A-Za-z0-9._-]{1,100}")
-_SUPERSEDED = "<!-- perfbot:rerun-superseded sha={sha} results={digest} by={by} -->"
+MARKER = markers.RERUN
+# The last line of a posted review (markers.rerun): which commit and which results it reports.
+# Display and dedupe only: nothing reads it to allow anything, it counts only in a review written
+# by perfbot's own account that starts with perfbot's own heading, and only as the body's very
+# last line (after every untrusted text the body quotes).
 _HEADING = "### perfbot rerun"
 DEFAULT_BOT = "github-actions[bot]"  # the login GITHUB_TOKEN writes as (it cannot ask GET /user)
 TAIL_SHOWN = 30  # log lines shown per failed benchmark
@@ -597,10 +594,7 @@ def results_digest(
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def posted_marker(sha: str, digest: str, jobs: Iterable[str] = ()) -> str:
-    """The last line of a rerun review: the commit, the results digest and the benchmarks."""
-    names = ",".join(sorted({j for j in jobs if _JOB.fullmatch(j)}))
-    return f"<!-- perfbot:rerun sha={sha.lower()} results={digest} jobs={names} -->"
+posted_marker = markers.rerun
 
 
 def with_marker(body: str, marker: str) -> str:
@@ -611,81 +605,30 @@ def with_marker(body: str, marker: str) -> str:
     return f"{body}\n{marker}"
 
 
-@dataclass(frozen=True, slots=True)
-class Posted:
-    """A rerun review perfbot posted earlier: its id, commit, results digest, link and
-    benchmarks."""
-
-    id: int
-    sha: str
-    digest: str
-    url: str
-    jobs: frozenset[str] = frozenset()
+def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[PostedReview]:
+    """perfbot's live rerun reviews of commit ``sha``, oldest first (see
+    :func:`perfbot.github.review.post.posted_reviews`)."""
+    return _posted_reviews(reviews, bot=bot, sha=sha, heading=_HEADING)
 
 
-def _id(item: Mapping) -> int:
-    try:
-        return int(item.get("id"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return 0
-
-
-def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Posted]:
-    """perfbot's live rerun reviews of commit ``sha``, oldest first. Only reviews written by
-    ``bot`` (perfbot's own account) count, only with perfbot's heading first and the marker as the
-    very last line: a marker anyone else writes, or one quoted inside a body, means nothing."""
-    out: list[Posted] = []
-    for rv in reviews:
-        login = str(((rv.get("user") or {}).get("login")) or "")
-        if login.lower() != bot.lower():
-            continue
-        body = str(rv.get("body") or "").rstrip()
-        if not body.startswith(_HEADING):
-            continue
-        m = _POSTED.fullmatch(body.rsplit("\n", 1)[-1].strip())
-        if m is None or m[1] != sha.lower():
-            continue
-        try:
-            rid = int(rv.get("id"))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            continue
-        jobs = frozenset(j for j in m[3].split(",") if j)
-        out.append(Posted(rid, m[1], m[2], str(rv.get("html_url") or ""), jobs))
-    return out
-
-
-def supersede(client, repo: str, number: int, old: Posted, new: Mapping, bot: str) -> None:
-    """Mark an earlier rerun review of the same commit as replaced: its body becomes a note
-    pointing at the new review, and its inline suggestions are emptied (so that nobody applies
-    the old numbers) and hidden as outdated."""
-    from perfbot.github.client import GitHubError
-
+def _supersede_notes(old: PostedReview, new: Mapping) -> tuple[str, str]:
+    """An earlier rerun review's new body, and its inline suggestions' new text."""
     new_url = str(new.get("html_url") or "")
+    newer = f"[a newer review]({new_url})" if new_url else "a newer review"
+    try:
+        by = int(new.get("id"))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        by = 0
     note = (
-        f"{_HEADING} at `{_short(old.sha)}`: **superseded** by "
-        + (f"[a newer review]({new_url})" if new_url else "a newer review")
-        + " of the same commit, with newer results. The numbers this review showed are out "
-        "of date.\n\n" + _SUPERSEDED.format(sha=old.sha, digest=old.digest, by=_id(new))
+        f"{_HEADING} at `{_short(old.sha)}`: **superseded** by {newer} of the same commit, "
+        "with newer results. The numbers this review showed are out of date.\n\n"
+        + markers.superseded(old.sha, old.digest, by)
     )
-    path = f"/repos/{repo}/pulls/{int(number)}/reviews/{int(old.id)}"
-    client.request("PUT", path, body={"body": note})
-    for c in client.review_comments(number):
-        if c.get("pull_request_review_id") != old.id:
-            continue
-        if str(((c.get("user") or {}).get("login")) or "").lower() != bot.lower():
-            continue
-        with contextlib.suppress(GitHubError, ValueError, TypeError):
-            client.edit_review_comment(
-                int(c["id"]),
-                "**perfbot rerun**: superseded by "
-                + (f"[a newer review]({new_url})" if new_url else "a newer review")
-                + "; this suggestion held numbers that are out of date.\n\n"
-                + MARKER,
-            )
-        node = c.get("node_id")
-        if isinstance(node, str):
-            with contextlib.suppress(GitHubError, ValueError):
-                client.minimize_comment(node, "OUTDATED")
+    comment = (
+        f"**perfbot rerun**: superseded by {newer}; this suggestion held numbers that are out of "
+        f"date.\n\n{MARKER}"
+    )
+    return note, comment
 
 
 # --- the command ----------------------------------------------------------------------------------
@@ -944,7 +887,7 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
     policy = rerun_policy(base_data, args.config)  # the policy is the default branch's
     head_data, config = _repo_config(client, args.config, sha, f"`{sha[:7]}`")
     config = config.model_copy(update={"rerun": policy})
-    if not (head_data or {}).get("benchmarks"):
+    if head_data is None or not head_data.get("benchmarks"):
         raise ValueError(f"`{args.config}` at `{sha[:7]}` declares no `benchmarks:`")
     digest = results_digest(results, sha, _expected(args.matrix))
     jobs = {n for n, _ in _expected(args.matrix)} or {r.name for r in results}
@@ -1023,21 +966,30 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
         body = with_marker(plan.body, marker)
         print(json.dumps({"commit_id": sha, "body": body, "comments": plan.comments}))
         return plan
+    # the PR review's writer: one review, found again by its marker after a lost answer
+    writer = Writer(client)
+
+    def ours(rv: dict) -> bool:
+        return any(p.digest == digest for p in posted_reviews([rv], bot=bot, sha=sha))
+
     try:
-        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), plan.comments)
+        posted = writer.create_review(
+            args.pr, sha, with_marker(plan.body, marker), plan.comments, ours=ours
+        )
     except GitHubError as e:
         if e.status != 422 or not plan.comments:
             raise
         notes.append(f"GitHub refused the inline suggestions ({e}); here they are as diffs.")
         plan = plan_review(groups, hunks=None, notes=notes, **common)
-        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), [])
+        posted = writer.create_review(args.pr, sha, with_marker(plan.body, marker), [], ours=ours)
+    if writer.read_only_error is not None:
+        raise writer.read_only_error  # as before the writer: `GitHub: <why>`, exit 2
     for old in older:
-        try:
-            supersede(client, repo, args.pr, old, posted or {}, bot)
-        except GitHubError as e:  # the new review is posted; the old one just stays
-            print(
-                f"perfbot report: could not mark review {old.id} superseded: {e}", file=sys.stderr
-            )
+        # the new review is posted; an old one GitHub will not edit just stays
+        note, comment = _supersede_notes(old, posted or {})
+        writer.supersede(args.pr, old, bot=bot, note=note, comment_note=comment)
+    for failure in writer.out.failures:
+        print(f"perfbot report: {failure}", file=sys.stderr)
     return plan
 
 
