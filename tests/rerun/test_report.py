@@ -444,6 +444,17 @@ def test_a_refused_suggestion_still_posts_the_summary(posting, tmp_path):
     assert "GitHub refused the inline suggestions" in review["body"] and "```diff" in review["body"]
 
 
+def test_a_review_whose_answer_is_lost_is_posted_once(posting, tmp_path):
+    # GitHub made the review but its answer was lost (a 502 after the fact): the writer finds
+    # the review by its marker instead of failing the job or posting a second one
+    fake = posting
+    pr = pull_at(fake)
+    fake.fail_next("POST", "/reviews", 502, after=True)
+    assert post(tmp_path, pr, result()) == 0
+    (review,) = fake.reviews
+    assert review["body"].startswith("### perfbot rerun")
+
+
 def test_posting_errors_exit_2(posting, tmp_path, capsys, monkeypatch):
     fake = posting
     pr = pull_at(fake)
