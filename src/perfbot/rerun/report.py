@@ -20,6 +20,7 @@ never a mention, a link or HTML) and log tails are fenced with a fence nothing i
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
 import hashlib
 import json
@@ -30,18 +31,23 @@ import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 from perfbot.config import Config, ConfigError, RerunConfig, load_config
 from perfbot.fix import Fix, replacement
 from perfbot.github import markers
+from perfbot.github.client import Client, GitHubError
+from perfbot.github.command import default_branch, read_repo_config, rerun_policy
+from perfbot.github.event import CIEnv, EventError, PullRequestInfo
 from perfbot.github.markdown import block, code, message
 from perfbot.github.review.post import PostedReview, Writer
 from perfbot.github.review.post import posted_reviews as _posted_reviews
 from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
-from perfbot.hunks import Hunk, can_suggest
+from perfbot.hunks import Hunk, can_suggest, hunks_by_path
 from perfbot.rerun.refresh import RowRefresh, apply_refreshes, proposals, refresh
 from perfbot.rerun.rows import TableProposal
 from perfbot.runner.bench import BenchResult, ResultsError, load_results, stop_commands_token
+from perfbot.runner.spec import SpecError, validate_benchmarks
 from perfbot.source import Source, decode
 
 __all__ = [
@@ -688,7 +694,6 @@ def reconcile(
     """Results checked against the benchmarks of the config (a results file is data from a
     runner that ran the pull request's code): one that names no benchmark is dropped, and each
     row, README, cards and batch size are the config's, not what the file says."""
-    from perfbot.runner.spec import SpecError, validate_benchmarks
 
     try:
         specs = {s.name: s for s in validate_benchmarks(benchmarks, source=source)}
@@ -823,8 +828,6 @@ def _report_pull(
     missing: list[tuple[str, str]],
 ) -> int:
     """Post one review on pull request ``args.pr`` for the results measured at ``args.sha``."""
-    from perfbot.github.client import Client, GitHubError
-    from perfbot.github.event import CIEnv, EventError
 
     sha = (args.sha or "").lower()
     if not re.fullmatch(r"[0-9a-f]{40}", sha):
@@ -856,8 +859,6 @@ def _report_pull(
 def _repo_config(client, path: str, ref: str, what: str) -> tuple[dict | None, Config]:
     from pydantic import ValidationError
 
-    from perfbot.github.command import read_repo_config
-
     data, problem = read_repo_config(client, path, ref)
     if problem:
         raise ValueError(f"{what}: {problem}")
@@ -870,12 +871,6 @@ def _repo_config(client, path: str, ref: str, what: str) -> tuple[dict | None, C
 
 
 def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPlan:
-    from urllib.parse import quote
-
-    from perfbot.github.client import GitHubError
-    from perfbot.github.command import default_branch, rerun_policy
-    from perfbot.github.event import PullRequestInfo
-    from perfbot.hunks import hunks_by_path
 
     repo = env.repository
     pull = client.pull(args.pr)
@@ -996,11 +991,6 @@ def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPla
 def _push(client, repo: str, branch: str, groups, texts: dict[str, str], sha: str) -> str:
     """Commit each refreshed README to ``branch`` (contents API); returns the last commit.
     A README changed on the branch since ``sha`` is a conflict (GitHub answers 409)."""
-    import base64
-    import hashlib
-    from urllib.parse import quote
-
-    from perfbot.github.client import GitHubError
 
     sources = {s.path: s for s, _ in groups if s is not None}
     last = ""
