@@ -16,14 +16,8 @@ import pytest
 from perfbot.config import Config, RerunConfig
 from perfbot.engine import check_source
 from perfbot.hunks import parse_patch
-from perfbot.rerun.report import (
-    MARKER,
-    plan_review,
-    readme_path,
-    refresh_all,
-    report_main,
-    safe_repo_path,
-)
+from perfbot.rerun.report import report_main
+from perfbot.rerun.summary import MARKER, plan_review, readme_path, refresh_all, safe_repo_path
 from perfbot.runner.bench import BenchResult, write_result
 from perfbot.source import Source
 
@@ -567,7 +561,7 @@ def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting,
 
 def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp_path):
     from perfbot.github.command import ok_to_test_comments
-    from perfbot.rerun.report import posted_marker, results_digest
+    from perfbot.rerun.summary import posted_marker, results_digest
     from perfbot.runner.bench import load_results
 
     fake = posting
@@ -636,7 +630,8 @@ def test_row_and_bench_notes_are_listed_inertly():
 
 def test_the_marker_stays_the_last_line_of_a_body_at_githubs_limit():
     from perfbot.github.suggest import MAX_BODY
-    from perfbot.rerun.report import posted_marker, posted_reviews, with_marker
+    from perfbot.rerun.report import posted_reviews
+    from perfbot.rerun.summary import posted_marker, with_marker
 
     tails = [f"line {i} " + "x" * 290 for i in range(30)]
     failed = [
