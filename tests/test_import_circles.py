@@ -14,10 +14,7 @@ import_circles = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(import_circles)
 
 # to remove: issue 19 (see the ignore_imports of pyproject.toml's import-linter contracts)
-KNOWN = [
-    # versions_table takes RowRefresh and is_pynative from refresh, which calls it
-    {"perfbot.runner.refresh", "perfbot.runner.versions_table"},
-]
+KNOWN = []
 
 
 def test_no_import_circle_but_the_known_ones():

@@ -1,6 +1,6 @@
-"""The core never imports the edges (perfbot.github, perfbot.runner, the CLI), PyGithub or an
-HTTP library (docs/architecture.md). Each import runs in a fresh interpreter, so what another
-test imported cannot hide a violation."""
+"""The core never imports the edges (perfbot.github, perfbot.rerun, perfbot.runner, the CLI),
+PyGithub or an HTTP library (docs/architecture.md). Each import runs in a fresh interpreter, so
+what another test imported cannot hide a violation."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ CORE = [
 
 # top-level packages the core must not load (PyGithub is `github`), and perfbot's edges
 FORBIDDEN_PACKAGES = {"github", "requests", "httpx", "urllib3", "aiohttp", "responses"}
-FORBIDDEN_PREFIXES = ("perfbot.github", "perfbot.runner", "perfbot.cli")
+FORBIDDEN_PREFIXES = ("perfbot.github", "perfbot.rerun", "perfbot.runner", "perfbot.cli")
 
 PROBE = """
 import importlib, json, sys

@@ -22,9 +22,9 @@ from github_fake import GitHubFake, load_event
 from perfbot.cli import main as perfbot
 from perfbot.github.client import Client
 from perfbot.github.command import command_main
+from perfbot.rerun.report import report_main
 from perfbot.runner import integrity
 from perfbot.runner.bench import bench_main
-from perfbot.runner.report import report_main
 
 ROOT = Path(__file__).resolve().parent.parent
 TRAINERS = Path(__file__).parent / "runner" / "fake_trainers"
@@ -260,7 +260,7 @@ def test_comment_to_review_whose_suggestions_pass_perfbot_check(fake, tmp_path, 
     assert report_main(argv) == 1
     old, new = fake.reviews
     assert fake.schema_errors == [] and fake.unhandled == []
-    from perfbot.runner.report import posted_reviews
+    from perfbot.rerun.report import posted_reviews
 
     live = posted_reviews(Client(fake.repo, fake.WRITE_TOKEN, fake.api_url).reviews(1),
                           bot="github-actions[bot]", sha=gate["sha"])  # fmt: skip

@@ -142,8 +142,8 @@ Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.
 
 def _rerun_body(name: str, selector: str, message: str, log: str, runner: str) -> str:
     from perfbot.config import Config, RerunConfig
+    from perfbot.rerun.summary import plan_review, refresh_all
     from perfbot.runner.bench import BenchResult
-    from perfbot.runner.report import plan_review, refresh_all
 
     def result(**kw):
         base = {"name": "dit-1p", "readme": RPATH, "row": {"model name": "dit", "cards": "1"},

@@ -12,7 +12,6 @@ from perfbot.github.review import (
     Existing,
     FindingsFile,
     Plan,
-    _resolved_body,
     comment_body,
     decide,
     fix_with_map,
@@ -22,6 +21,7 @@ from perfbot.github.review import (
     summary_comment,
     to_file,
 )
+from perfbot.github.review.render import resolved_body
 from perfbot.github.suggest import find_markers
 from perfbot.hunks import FilterMode, parse_patch
 from perfbot.source import Source
@@ -235,7 +235,7 @@ def test_a_personal_token_recognises_its_own_comments(gh):
 def test_resolved_body_keeps_markers_and_disarms_the_suggestion():
     _, p = plan(BROKEN)
     body = comment_body(p.items[1])
-    done = _resolved_body(body, "resolved", "a" * 40)
+    done = resolved_body(body, "resolved", "a" * 40)
     assert find_markers(done) == set(p.items[1].fps)
     assert "perfbot:state=resolved" in done and "**Resolved** in aaaaaaa" in done
     assert "```suggestion" not in done and "```markdown" in done

@@ -37,7 +37,7 @@ EDGES: dict[str, tuple[str, str, str]] = {
     "bench": ("perfbot.runner.bench", "bench_main", "measure step times on a runner"),
     "plan": ("perfbot.runner.plan", "plan_main", "plan benchmark jobs from the matrix"),
     "report": (
-        "perfbot.runner.report",
+        "perfbot.rerun.report",
         "report_main",
         "merge benchmark results into one review of refreshed rows (/perfbot rerun)",
     ),

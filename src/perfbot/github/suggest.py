@@ -5,7 +5,7 @@
 * :func:`fingerprint` names a finding by where it is in the document's *structure* (file, table,
   row, rule), never by line number, so a rebase that moves a table does not make perfbot post the
   same comment again (the weak spot of reviewdog's fingerprint). :func:`marker` hides it in a
-  comment body and :func:`find_markers` reads it back.
+  comment body and :func:`find_markers` reads it back (both from :mod:`.markers`).
 * :func:`clamp_body` keeps a body under GitHub's 65,536-character limit without leaving a code
   fence open, and keeps perfbot's markers.
 
@@ -19,6 +19,9 @@ from dataclasses import dataclass
 
 from ..fingerprint import fingerprint
 from .markdown import fence_length
+from .markers import FP as _MARKER
+from .markers import find_fps as find_markers
+from .markers import fp as marker
 
 __all__ = [
     "MAX_BODY",
@@ -33,8 +36,6 @@ __all__ = [
 MAX_BODY = 65536
 """GitHub's limit on a comment, review or review comment body, in characters."""
 
-_FP_CHARS = re.compile(r"[A-Za-z0-9_]{1,64}")
-_MARKER = re.compile(r"<!--[ \t]*perfbot:fp=([A-Za-z0-9_]{1,64})[ \t]*-->")
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 _DETAILS_OPEN = re.compile(r"<details(?=[\s>])", re.IGNORECASE)
 _DETAILS_CLOSE = re.compile(r"</details\s*>", re.IGNORECASE)
@@ -64,24 +65,6 @@ def suggestion_block(text: str) -> str:
     if not text:
         return f"{fence}suggestion\n{fence}"
     return f"{fence}suggestion\n{text}\n{fence}"
-
-
-def marker(fp: str) -> str:
-    """A hidden HTML comment carrying ``fp``: ``<!-- perfbot:fp=... -->``.
-
-    ``fp`` must be 1 to 64 characters of ``[A-Za-z0-9_]`` (as :func:`fingerprint` gives), so it
-    can never end the comment early.
-    """
-    if not _FP_CHARS.fullmatch(fp):
-        raise ValueError(f"not a fingerprint: {fp!r}")
-    return f"<!-- perfbot:fp={fp} -->"
-
-
-def find_markers(body: str | None) -> set[str]:
-    """Every fingerprint carried by a perfbot marker in ``body``."""
-    if not body:
-        return set()
-    return set(_MARKER.findall(body))
 
 
 @dataclass

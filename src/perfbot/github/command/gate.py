@@ -23,6 +23,7 @@ from perfbot.github.command.grammar import (
     code,
     parse_comment,
 )
+from perfbot.github.markers import REPLY
 
 if TYPE_CHECKING:  # PyGithub is imported only when a command runs
     from perfbot.github.client import Client
@@ -31,7 +32,7 @@ if TYPE_CHECKING:  # PyGithub is imported only when a command runs
 
 ROLES = ("none", "read", "triage", "write", "maintain", "admin")
 FORK_MIN_PERMISSION = "write"  # the least `rerun.min_permission` that may approve a fork's code
-REPLY_MARKER = "<!-- perfbot:reply -->"
+REPLY_MARKER = REPLY  # the marker of perfbot's replies (github/markers.py)
 MAX_REPLIES = 50  # replies perfbot posts on one pull request; then it only reacts
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
 _FULL_SHA = re.compile(r"[0-9a-f]{40}")

@@ -71,7 +71,6 @@ from .plan import FilePlan, Item, Outcome, Plan, Report, decide, fix_with_map, p
 from .post import Existing, Publisher
 from .post import _parse_posted as _parse_posted
 from .read import build_plan
-from .render import _resolved_body as _resolved_body
 from .render import comment_body, job_summary, md_text, summary_comment
 
 __all__ = [

@@ -1,32 +1,36 @@
 """Posting a review (step 4 of the flow in :mod:`perfbot.github.review`): what perfbot posted
 before, and the :class:`Publisher` that posts only what is new: one review, old comments marked
-resolved or outdated, the sticky summary. Every request goes through :class:`~.client.Client`."""
+resolved or outdated, the sticky summary. Every request goes through :class:`~.client.Client`.
+
+Every review perfbot posts (the PR review, the fork post, the rerun review of ``perfbot
+report``) is written by a :class:`Writer`: :meth:`Writer.create_review` posts it once (after a
+5xx or a lost answer it first looks for the review the first attempt made, by its marker from
+:mod:`..markers`), and :meth:`Writer.supersede` replaces an earlier review of the same kind
+(the rerun's: :func:`posted_reviews` finds them)."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from ..client import Client, GitHubError, NetworkError, ReadOnlyError
 from ..event import CIEnv
-from ..suggest import find_markers
-from .plan import _SEVERITY_ORDER, Item, Outcome, Plan
-from .render import (
-    _ITEM,
-    _REPORTED,
-    _RUN,
-    _STATE,
-    SUMMARY_MARKER,
-    _resolved_body,
-    _split_header,
-    comment_body,
-    item_block,
-    review_body,
-    summary_comment,
+from ..markers import (
+    ITEM,
+    REPORTED,
+    REVIEW,
+    STATE,
+    SUMMARY,
+    find_fps,
+    parse_rerun,
+    split_header,
 )
+from .plan import _SEVERITY_ORDER, Item, Outcome, Plan
+from .render import comment_body, item_block, resolved_body, review_body, summary_comment
 
 BODY_BUDGET = 60_000  # review body: leave room under MAX_BODY for the header and the clamp note
 
@@ -51,16 +55,16 @@ class Posted:
 
 def _parse_posted(c: dict[str, Any]) -> Posted:
     body = c.get("body") or ""
-    header, _ = _split_header(body)
-    item = _ITEM.search(header)
-    state = _STATE.search(header)
-    rep = _REPORTED.search(header)
+    header, _ = split_header(body)
+    item = ITEM.search(header)
+    state = STATE.search(header)
+    rep = REPORTED.search(header)
     return Posted(
         id=int(c["id"]),
         node_id=str(c.get("node_id") or ""),
         body=body,
         path=c.get("path"),
-        fps=find_markers(header),
+        fps=find_fps(header),
         key=item[1] if item else None,
         state=state[1] if state else None,
         reported=set(rep[1].split()) if rep else set(),
@@ -93,12 +97,12 @@ class Existing:
         out = cls()
         ours = out._ours(client)
         for c in review:
-            header, _ = _split_header(c.get("body") or "")
-            if _ITEM.search(header) and ours(c):
+            header, _ = split_header(c.get("body") or "")
+            if ITEM.search(header) and ours(c):
                 out.comments.append(_parse_posted(c))
         for c in issue:
-            header, _ = _split_header(c.get("body") or "")
-            if SUMMARY_MARKER in header and ours(c):
+            header, _ = split_header(c.get("body") or "")
+            if SUMMARY in header and ours(c):
                 out.summary = _parse_posted(c)
                 break
         return out
@@ -122,8 +126,8 @@ class Existing:
         does not post them again."""
         ours = self._ours(client)
         for rv in client.reviews(number):
-            header, _ = _split_header(rv.get("body") or "")
-            if _RUN.search(header) and _REPORTED.search(header) and ours(rv):
+            header, _ = split_header(rv.get("body") or "")
+            if REVIEW.search(header) and REPORTED.search(header) and ours(rv):
                 self.in_reviews |= _parse_posted(rv).reported
 
 
@@ -131,32 +135,55 @@ class Existing:
 # Post
 
 
-class Publisher:
-    """Posts a :class:`Plan` to a pull request: one review, resolved comments, the summary.
+@dataclass(frozen=True, slots=True)
+class PostedReview:
+    """A review of a kind perfbot posted earlier (the rerun's): its id, the commit and results
+    its marker names, its link and benchmarks."""
 
-    Requests: review comments + issue comments (1 each per 100), then only what changes: 1 for
-    the review, 2 per comment whose findings are gone (edit + minimize), 1 for the summary (none
-    when it is unchanged).
-    """
+    id: int
+    sha: str
+    digest: str
+    url: str
+    jobs: frozenset[str] = frozenset()
 
-    def __init__(
-        self,
-        client: Client,
-        plan: Plan,
-        env: CIEnv,
-        *,
-        max_comments: int = 50,
-        install: str | None = None,
-        dry_run: bool = False,
-    ) -> None:
+
+def posted_reviews(
+    reviews: Iterable[Mapping], *, bot: str, sha: str, heading: str
+) -> list[PostedReview]:
+    """perfbot's live rerun reviews of commit ``sha``, oldest first. Only reviews written by
+    ``bot`` (perfbot's own account) count, only with ``heading`` first and the marker as the
+    very last line: a marker anyone else writes, or one quoted inside a body, means nothing."""
+    out: list[PostedReview] = []
+    for rv in reviews:
+        login = str(((rv.get("user") or {}).get("login")) or "")
+        if login.lower() != bot.lower():
+            continue
+        body = str(rv.get("body") or "").rstrip()
+        if not body.startswith(heading):
+            continue
+        m = parse_rerun(body)
+        if m is None or m.sha != sha.lower():
+            continue
+        try:
+            rid = int(rv.get("id"))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+        out.append(PostedReview(rid, m.sha, m.digest, str(rv.get("html_url") or ""), m.jobs))
+    return out
+
+
+class Writer:
+    """Every write to a pull request goes through one: a dry run records it, a read-only token
+    stops the writing (:attr:`Outcome.read_only`), a POST that may have landed before failing
+    is looked for before it is sent again, and a refused write is one of the run's failures
+    when the caller says so."""
+
+    def __init__(self, client: Client, *, dry_run: bool = False) -> None:
         self.client = client
-        self.plan = plan
-        self.env = env
-        self.max_comments = max_comments
-        self.install = install
         self.dry_run = dry_run
         self.out = Outcome()
         self.dry: list[dict[str, Any]] = []
+        self.read_only_error: ReadOnlyError | None = None  # GitHub's refusal, as it said it
 
     # --- writes -------------------------------------------------------------------------------
 
@@ -201,6 +228,7 @@ class Publisher:
         try:
             return fn()
         except ReadOnlyError as e:
+            self.read_only_error = e
             self.out.read_only = (
                 f"the token cannot write to this pull request ({e.message}); a pull request from "
                 "a fork gets a read-only token"
@@ -215,6 +243,98 @@ class Publisher:
         except GitHubError as e:
             self.out.failures.append(f"could not {failure}: {e}")
             return None
+
+    # --- reviews ------------------------------------------------------------------------------
+
+    def create_review(
+        self,
+        number: int,
+        sha: str,
+        body: str,
+        comments: list[dict[str, Any]],
+        *,
+        ours: Callable[[dict[str, Any]], bool],
+    ) -> Any:
+        """Post one review (None once the token turned out read-only). ``ours`` recognises the
+        review by its marker: after a 5xx or a lost answer, the review the first attempt made is
+        taken instead of posting a second one."""
+        client = self.client
+
+        def landed() -> Any | None:
+            for rv in reversed(client.reviews(number)):
+                if ours(rv):
+                    return rv
+            return None
+
+        return self._write(
+            "review",
+            lambda: client.create_review(number, sha, body, comments),
+            {"commit_id": sha, "body": body, "comments": comments},
+            landed=landed,
+        )
+
+    def supersede(
+        self, number: int, old: PostedReview, *, bot: str, note: str, comment_note: str
+    ) -> None:
+        """Mark an earlier review as replaced: its body becomes ``note``, and its inline
+        comments by ``bot`` become ``comment_note`` (their suggestions emptied, so that nobody
+        applies them) and are hidden as outdated. A refused edit of the review is one of the
+        run's failures; the comments are best effort."""
+        client = self.client
+        path = f"/repos/{client.repo}/pulls/{int(number)}/reviews/{int(old.id)}"
+        done = self._write(
+            "edit_review",
+            lambda: client.request("PUT", path, body={"body": note}),
+            {"id": old.id, "body": note},
+            failure=f"mark review {old.id} superseded",
+        )
+        if done is None:
+            return
+        for c in client.review_comments(number):
+            if c.get("pull_request_review_id") != old.id:
+                continue
+            if str(((c.get("user") or {}).get("login")) or "").lower() != bot.lower():
+                continue
+            with contextlib.suppress(GitHubError, ValueError, TypeError):
+                cid = int(c["id"])
+                self._write(
+                    "edit_review_comment",
+                    partial(client.edit_review_comment, cid, comment_note),
+                    {"id": cid, "body": comment_note},
+                )
+            node = c.get("node_id")
+            if isinstance(node, str):
+                with contextlib.suppress(GitHubError, ValueError):
+                    self._write(
+                        "minimize_comment",
+                        partial(client.minimize_comment, node, "OUTDATED"),
+                        {"node_id": node, "classifier": "OUTDATED"},
+                    )
+
+
+class Publisher(Writer):
+    """Posts a :class:`Plan` to a pull request: one review, resolved comments, the summary.
+
+    Requests: review comments + issue comments (1 each per 100), then only what changes: 1 for
+    the review, 2 per comment whose findings are gone (edit + minimize), 1 for the summary (none
+    when it is unchanged).
+    """
+
+    def __init__(
+        self,
+        client: Client,
+        plan: Plan,
+        env: CIEnv,
+        *,
+        max_comments: int = 50,
+        install: str | None = None,
+        dry_run: bool = False,
+    ) -> None:
+        super().__init__(client, dry_run=dry_run)
+        self.plan = plan
+        self.env = env
+        self.max_comments = max_comments
+        self.install = install
 
     # --- the run ------------------------------------------------------------------------------
 
@@ -261,7 +381,7 @@ class Publisher:
         return fit, rest
 
     def _review(self, inline: list[Item], body: list[Item]) -> None:
-        plan, client = self.plan, self.client
+        plan = self.plan
         key = hashlib.sha256(
             (plan.head_sha + "".join(sorted(it.key for it in inline + body))).encode()
         ).hexdigest()[:16]
@@ -278,22 +398,13 @@ class Publisher:
                 out.append(c)
             return out
 
-        def landed() -> Any | None:
-            for rv in reversed(client.reviews(plan.number)):
-                m = _RUN.search(rv.get("body") or "")
-                if m and m[1] == key:
-                    return rv
-            return None
+        def ours(rv: dict[str, Any]) -> bool:
+            m = REVIEW.search(rv.get("body") or "")
+            return m is not None and m[1] == key
 
         def attempt(inl: list[Item], bod: list[Item], note: str = "") -> Any:
             text = review_body(plan, self.env, inl, bod, key, note)
-            cs = comments(inl)
-            return self._write(
-                "review",
-                lambda: client.create_review(plan.number, plan.head_sha, text, cs),
-                {"commit_id": plan.head_sha, "body": text, "comments": cs},
-                landed=landed,
-            )
+            return self.create_review(plan.number, plan.head_sha, text, comments(inl), ours=ours)
 
         def post() -> Any:
             nonlocal inline, body
@@ -352,7 +463,7 @@ class Publisher:
                 self.out.outdated += 1
 
     def _mark(self, c: Posted, state: str, classifier: str) -> bool:
-        body = _resolved_body(c.body, state, self.plan.head_sha)
+        body = resolved_body(c.body, state, self.plan.head_sha)
         done = self._write(
             "edit_review_comment",
             lambda: self.client.edit_review_comment(c.id, body),

@@ -10,17 +10,12 @@ import re
 import shlex
 from collections.abc import Iterable
 
+from .. import markers
 from ..event import CIEnv
 from ..markdown import block, code, message
-from ..suggest import clamp_body, marker, suggestion_block
+from ..suggest import clamp_body, suggestion_block
 from .plan import Item, Outcome, Plan, Report
 
-SUMMARY_MARKER = "<!-- perfbot:summary -->"
-_HEADER_LINE = re.compile(r"^\s*<!--.*-->\s*$")
-_ITEM = re.compile(r"<!--\s*perfbot:item=([0-9a-f]{16})\s*-->")
-_STATE = re.compile(r"<!--\s*perfbot:state=(resolved|outdated)\s*-->")
-_REPORTED = re.compile(r"<!--\s*perfbot:reported=([0-9a-f ]*)-->")
-_RUN = re.compile(r"<!--\s*perfbot:review=([0-9a-f]{16})\s*-->")
 _SUGGESTION_FENCE = re.compile(r"^(\s{0,3})(`{3,})suggestion\s*$", re.MULTILINE)
 
 
@@ -73,8 +68,8 @@ def _what(item: Item) -> str:
 
 
 def _item_markers(item: Item) -> str:
-    head = "".join(marker(fp) + "\n" for fp in item.fps)
-    return head + f"<!-- perfbot:item={item.key} -->\n"
+    head = "".join(markers.fp(fp) + "\n" for fp in item.fps)
+    return head + markers.item(item.key) + "\n"
 
 
 UNSAFE_NOTE = (
@@ -136,9 +131,9 @@ def review_body(
     GitHub takes no inline comment on."""
     c = plan.counts()
     n = c["findings"]
-    head = f"<!-- perfbot:review={key} -->\n"
+    head = markers.review(key) + "\n"
     if body:
-        head += f"<!-- perfbot:reported={' '.join(sorted({it.key for it in body}))} -->\n"
+        head += markers.reported(it.key for it in body) + "\n"
     text = (
         "**perfbot** checked the README tables this pull request changes: "
         f"{_n(n, 'problem')} ({_n(c['errors'], 'error')}, {_n(c['warnings'], 'warning')}, "
@@ -160,31 +155,21 @@ def review_body(
     return clamp_body(head + text + "\n")
 
 
-def _resolved_body(body: str, state: str, sha: str) -> str:
+def resolved_body(body: str, state: str, sha: str) -> str:
     """An old comment, marked resolved (its findings are gone) or outdated (a newer comment
     replaces it); its suggestion becomes a plain block so it can no longer be committed."""
-    header, rest = _split_header(body)
-    header = _STATE.sub("", header).rstrip("\n")
+    header, rest = markers.split_header(body)
+    header = markers.STATE.sub("", header).rstrip("\n")
     rest = _SUGGESTION_FENCE.sub(lambda m: f"{m[1]}{m[2]}markdown", rest)
     if state == "resolved":
         note = f"**Resolved** in {sha[:7]}: perfbot no longer finds these problems."
     else:
         note = f"**Outdated** since {sha[:7]}: the lines changed; see perfbot's newer comment."
     text = (
-        f"{header}\n<!-- perfbot:state={state} -->\n{note}\n\n"
+        f"{header}\n{markers.state(state)}\n{note}\n\n"
         f"<details><summary>Earlier comment</summary>\n\n{rest.strip()}\n\n</details>\n"
     )
     return clamp_body(text)
-
-
-def _split_header(body: str) -> tuple[str, str]:
-    """The leading hidden-marker lines of a body, and the rest. Only markers in the header
-    count: a README quoted in a suggestion cannot forge one."""
-    lines = body.splitlines(keepends=True)
-    i = 0
-    while i < len(lines) and _HEADER_LINE.match(lines[i]):
-        i += 1
-    return "".join(lines[:i]), "".join(lines[i:])
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,8 +273,7 @@ def summary_comment(
 ) -> str:
     """The sticky summary comment: its marker, the items already shown in a review body, counts
     per severity, a table of what is wrong, and the command line that fixes everything."""
-    keys = " ".join(sorted(set(reported)))
-    head = f"{SUMMARY_MARKER}\n<!-- perfbot:reported={keys} -->\n"
+    head = f"{markers.SUMMARY}\n{markers.reported(reported)}\n"
     text = _summary_core(plan, env, install=install, detail=False)
     foot = f"\n\n<sub>perfbot · as of {plan.head_sha[:7]}</sub>\n"
     return clamp_body(head + text + foot)

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from perfbot.engine import Context
 from perfbot.fix import Edit, Fix
 from perfbot.model import Row, Table
 from perfbot.parse import canonical_sentence
+from perfbot.rerun.rows import RowRefresh, TableProposal, is_pynative
 from perfbot.source import Source
 from perfbot.spec.versions import (
     Version,
@@ -39,21 +39,8 @@ from perfbot.spec.versions import (
 
 if TYPE_CHECKING:
     from perfbot.runner.envinfo import EnvInfo
-    from perfbot.runner.refresh import RowRefresh
 
 __all__ = ["TableProposal", "move_target", "propose_tables", "same_mode", "sentence_for"]
-
-
-@dataclass
-class TableProposal:
-    """The insertions for the rows that go into another version's table: ``fixes`` holds the
-    performance-table insertion(s) first, then the Requirements row(s); ``requirements`` the
-    Requirements rows proposed (as table lines), ``notes`` what the maintainer should know."""
-
-    versions: list[str]
-    fixes: list[Fix] = field(default_factory=list)
-    requirements: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
 
 
 def _covers(written: str, ran: Version) -> bool:
@@ -239,8 +226,6 @@ def _like_row(table: Table, cells: Sequence[str]) -> str:
 def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> None:
     """Give every row of ``rows`` that moves to another version (``new_version``) one shared
     :class:`TableProposal` for its README (``rr.proposal``)."""
-    from perfbot.runner.refresh import is_pynative
-
     moved = [rr for rr in rows if rr.new_version and rr.table is not None]
     if not moved:
         return

@@ -16,15 +16,9 @@ import pytest
 from perfbot.config import Config, RerunConfig
 from perfbot.engine import check_source
 from perfbot.hunks import parse_patch
+from perfbot.rerun.report import report_main
+from perfbot.rerun.summary import MARKER, plan_review, readme_path, refresh_all, safe_repo_path
 from perfbot.runner.bench import BenchResult, write_result
-from perfbot.runner.report import (
-    MARKER,
-    plan_review,
-    readme_path,
-    refresh_all,
-    report_main,
-    safe_repo_path,
-)
 from perfbot.source import Source
 
 _TESTS = str(Path(__file__).resolve().parent.parent)
@@ -444,6 +438,17 @@ def test_a_refused_suggestion_still_posts_the_summary(posting, tmp_path):
     assert "GitHub refused the inline suggestions" in review["body"] and "```diff" in review["body"]
 
 
+def test_a_review_whose_answer_is_lost_is_posted_once(posting, tmp_path):
+    # GitHub made the review but its answer was lost (a 502 after the fact): the writer finds
+    # the review by its marker instead of failing the job or posting a second one
+    fake = posting
+    pr = pull_at(fake)
+    fake.fail_next("POST", "/reviews", 502, after=True)
+    assert post(tmp_path, pr, result()) == 0
+    (review,) = fake.reviews
+    assert review["body"].startswith("### perfbot rerun")
+
+
 def test_posting_errors_exit_2(posting, tmp_path, capsys, monkeypatch):
     fake = posting
     pr = pull_at(fake)
@@ -498,7 +503,7 @@ def api(fake, token=GitHubFake.WRITE_TOKEN):
 
 
 def live_reviews(fake, sha):
-    from perfbot.runner.report import posted_reviews
+    from perfbot.rerun.report import posted_reviews
 
     return posted_reviews(api(fake).reviews(1), bot="github-actions[bot]", sha=sha)
 
@@ -556,8 +561,8 @@ def test_newer_results_for_the_same_commit_supersede_the_earlier_review(posting,
 
 def test_markers_count_only_as_the_last_line_of_perfbots_own_review(posting, tmp_path):
     from perfbot.github.command import ok_to_test_comments
+    from perfbot.rerun.summary import posted_marker, results_digest
     from perfbot.runner.bench import load_results
-    from perfbot.runner.report import posted_marker, results_digest
 
     fake = posting
     pr = pull_at(fake)
@@ -625,7 +630,8 @@ def test_row_and_bench_notes_are_listed_inertly():
 
 def test_the_marker_stays_the_last_line_of_a_body_at_githubs_limit():
     from perfbot.github.suggest import MAX_BODY
-    from perfbot.runner.report import posted_marker, posted_reviews, with_marker
+    from perfbot.rerun.report import posted_reviews
+    from perfbot.rerun.summary import posted_marker, with_marker
 
     tails = [f"line {i} " + "x" * 290 for i in range(30)]
     failed = [

@@ -1,17 +1,10 @@
-"""`perfbot report`: merge the results of all benchmark jobs and suggest the refreshed rows.
-
-The pure part, :func:`plan_review`, turns the refreshed rows of each README into one review: a
-```suggestion comment per changed row that sits in the pull request's diff, and a summary body
-with a table of old -> new numbers (relative change of s/step, flagged when slower than
-``rerun.slower_threshold`` or noisier than ``rerun.noisy_cv``), the rows that could not be
-updated and why, and the failed or timed-out benchmarks with the tail of their log. Rows outside
-the diff (a suggestion can only sit on a line of the diff) are shown in the body as a diff.
-
-:func:`report_main` is the command: locally (``--results`` only) it reads the READMEs from disk,
-prints the summary and, with ``--write``, applies the new numbers; on a pull request
-(``--pr``/``--sha``) it reads the README and ``.perfbot.yml`` at the benchmarked commit through
-the GitHub API and posts one review (or, with ``rerun.push``, commits the new numbers to a
-same-repository branch).
+"""The rerun review's text (pure: no network): :func:`plan_review` turns the refreshed rows of
+each README into one review: a ```suggestion comment per changed row that sits in the pull
+request's diff, and a summary body with a table of old -> new numbers (relative change of s/step,
+flagged when slower than ``rerun.slower_threshold`` or noisier than ``rerun.noisy_cv``), the rows
+that could not be updated and why, and the failed or timed-out benchmarks with the tail of their
+log. Rows outside the diff (a suggestion can only sit on a line of the diff) are shown in the body
+as a diff. :func:`results_digest` and :func:`posted_marker` name what a review reports.
 
 Everything read from the results and the README is untrusted text: it is shown as code (so it is
 never a mention, a link or HTML) and log tails are fenced with a fence nothing inside can close.
@@ -19,49 +12,44 @@ never a mention, a link or HTML) and log tails are fenced with a fence nothing i
 
 from __future__ import annotations
 
-import argparse
-import contextlib
 import hashlib
 import json
-import os
 import posixpath
 import re
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from perfbot.config import Config, ConfigError, RerunConfig, load_config
+from perfbot.config import Config, RerunConfig
 from perfbot.fix import Fix, replacement
-from perfbot.github.command import code
-from perfbot.github.markdown import block, message
+from perfbot.github import markers
+from perfbot.github.markdown import block, code, message
 from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
 from perfbot.hunks import Hunk, can_suggest
-from perfbot.runner.bench import BenchResult, ResultsError, load_results, stop_commands_token
-from perfbot.runner.refresh import RowRefresh, apply_refreshes, proposals, refresh
-from perfbot.runner.versions_table import TableProposal
+from perfbot.rerun.refresh import RowRefresh, apply_refreshes, proposals, refresh
+from perfbot.rerun.rows import TableProposal
+from perfbot.runner.bench import BenchResult
 from perfbot.source import Source, decode
 
 __all__ = [
+    "HEADING",
     "MARKER",
     "ReviewPlan",
+    "dedupe",
     "plan_review",
+    "posted_marker",
+    "refresh_all",
     "render_summary",
-    "report_main",
+    "results_digest",
+    "short_sha",
+    "with_marker",
 ]
 
-MARKER = "<!-- perfbot:rerun -->"
-# The last line of a posted review: which commit and which results it reports. Display and dedupe
-# only: nothing reads it to allow anything, it counts only in a review written by perfbot's own
-# account that starts with perfbot's own heading, and only as the body's very last line (after
-# every untrusted text the body quotes).
-_POSTED = re.compile(
-    r"<!-- perfbot:rerun sha=([0-9a-f]{40}) results=([0-9a-f]{16}) jobs=([A-Za-z0-9._,-]*) -->"
-)
-_JOB = re.compile(r"[A-Za-z0-9._-]{1,100}")
-_SUPERSEDED = "<!-- perfbot:rerun-superseded sha={sha} results={digest} by={by} -->"
-_HEADING = "### perfbot rerun"
-DEFAULT_BOT = "github-actions[bot]"  # the login GITHUB_TOKEN writes as (it cannot ask GET /user)
+MARKER = markers.RERUN
+# The last line of a posted review (markers.rerun): which commit and which results it reports.
+# Display and dedupe only: nothing reads it to allow anything, it counts only in a review written
+# by perfbot's own account that starts with perfbot's own heading, and only as the body's very
+# last line (after every untrusted text the body quotes).
+HEADING = "### perfbot rerun"
 TAIL_SHOWN = 30  # log lines shown per failed benchmark
 TAIL_WIDTH = 300  # characters per log line
 
@@ -162,7 +150,7 @@ def _per_rank(r: BenchResult) -> str | None:
     return "s/step per rank: " + ", ".join(parts) + " (the row has the slowest rank's)"
 
 
-def _short(sha: str | None) -> str:
+def short_sha(sha: str | None) -> str:
     return (sha or "")[:7] or "?"
 
 
@@ -291,7 +279,7 @@ def render_summary(
     ok = [rr for rr in rows if rr.result.ok]
     failed = [rr for rr in rows if not rr.result.ok]
     blocked = [rr for rr in ok if rr.problem]
-    at = f" at `{_short(sha)}`" if sha else ""
+    at = f" at `{short_sha(sha)}`" if sha else ""
     total = len(rows) + len(missing)
     out = [f"### perfbot rerun{at}: {len(ok)} of {total} benchmarks measured", ""]
     out.extend(f"> {message(n)}" for n in notes)
@@ -350,7 +338,7 @@ def render_summary(
 
     changed = [rr for rr in ok if rr.fix is not None]
     if pushed:
-        out += [f"Commit `{_short(pushed)}` writes the new numbers of {len(changed)} rows.", ""]
+        out += [f"Commit `{short_sha(pushed)}` writes the new numbers of {len(changed)} rows.", ""]
     elif changed:
         here = [rr for rr in changed if id(rr) not in inline]
         if len(here) < len(changed):
@@ -425,7 +413,7 @@ def render_summary(
         for r in envs:
             e = r.environment
             out.append(
-                f"| {_cell(r.name)} | {_cell(r.runner)} | {_cell(_short(r.commit))} | "
+                f"| {_cell(r.name)} | {_cell(r.runner)} | {_cell(short_sha(r.commit))} | "
                 f"{_cell(e.mindspore)} | {_cell(e.cann)} | {_cell(e.driver)} | "
                 f"{_cell(e.firmware)} | {r.duration:.0f} s |"
             )
@@ -445,7 +433,7 @@ def check_commits(results: Iterable[BenchResult], sha: str) -> dict[int, str]:
     for r in results:
         c = (r.commit or "").lower()
         if c and not (c.startswith(sha.lower()) or sha.lower().startswith(c)):
-            out[id(r)] = f"measured at commit `{_short(c)}`, not at `{_short(sha)}`"
+            out[id(r)] = f"measured at commit `{short_sha(c)}`, not at `{short_sha(sha)}`"
     return out
 
 
@@ -550,7 +538,7 @@ def refresh_all(
     for path, rs in by_path.items():
         data = read(path) if safe_repo_path(path) else None
         if data is None:
-            where = f" at `{_short(sha)}`" if sha else ""
+            where = f" at `{short_sha(sha)}`" if sha else ""
             problem = (
                 f"{path} does not exist{where}"
                 if safe_repo_path(path)
@@ -565,7 +553,7 @@ def refresh_all(
     return groups
 
 
-def _dedupe(results: list[BenchResult]) -> tuple[list[BenchResult], list[str]]:
+def dedupe(results: list[BenchResult]) -> tuple[list[BenchResult], list[str]]:
     seen: dict[str, BenchResult] = {}
     notes = []
     for r in results:
@@ -597,10 +585,7 @@ def results_digest(
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def posted_marker(sha: str, digest: str, jobs: Iterable[str] = ()) -> str:
-    """The last line of a rerun review: the commit, the results digest and the benchmarks."""
-    names = ",".join(sorted({j for j in jobs if _JOB.fullmatch(j)}))
-    return f"<!-- perfbot:rerun sha={sha.lower()} results={digest} jobs={names} -->"
+posted_marker = markers.rerun
 
 
 def with_marker(body: str, marker: str) -> str:
@@ -609,464 +594,3 @@ def with_marker(body: str, marker: str) -> str:
     if len(body) > room:
         body = clamp_body(body, room)
     return f"{body}\n{marker}"
-
-
-@dataclass(frozen=True, slots=True)
-class Posted:
-    """A rerun review perfbot posted earlier: its id, commit, results digest, link and
-    benchmarks."""
-
-    id: int
-    sha: str
-    digest: str
-    url: str
-    jobs: frozenset[str] = frozenset()
-
-
-def _id(item: Mapping) -> int:
-    try:
-        return int(item.get("id"))  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return 0
-
-
-def posted_reviews(reviews: Iterable[Mapping], *, bot: str, sha: str) -> list[Posted]:
-    """perfbot's live rerun reviews of commit ``sha``, oldest first. Only reviews written by
-    ``bot`` (perfbot's own account) count, only with perfbot's heading first and the marker as the
-    very last line: a marker anyone else writes, or one quoted inside a body, means nothing."""
-    out: list[Posted] = []
-    for rv in reviews:
-        login = str(((rv.get("user") or {}).get("login")) or "")
-        if login.lower() != bot.lower():
-            continue
-        body = str(rv.get("body") or "").rstrip()
-        if not body.startswith(_HEADING):
-            continue
-        m = _POSTED.fullmatch(body.rsplit("\n", 1)[-1].strip())
-        if m is None or m[1] != sha.lower():
-            continue
-        try:
-            rid = int(rv.get("id"))  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            continue
-        jobs = frozenset(j for j in m[3].split(",") if j)
-        out.append(Posted(rid, m[1], m[2], str(rv.get("html_url") or ""), jobs))
-    return out
-
-
-def supersede(client, repo: str, number: int, old: Posted, new: Mapping, bot: str) -> None:
-    """Mark an earlier rerun review of the same commit as replaced: its body becomes a note
-    pointing at the new review, and its inline suggestions are emptied (so that nobody applies
-    the old numbers) and hidden as outdated."""
-    from perfbot.github.client import GitHubError
-
-    new_url = str(new.get("html_url") or "")
-    note = (
-        f"{_HEADING} at `{_short(old.sha)}`: **superseded** by "
-        + (f"[a newer review]({new_url})" if new_url else "a newer review")
-        + " of the same commit, with newer results. The numbers this review showed are out "
-        "of date.\n\n" + _SUPERSEDED.format(sha=old.sha, digest=old.digest, by=_id(new))
-    )
-    path = f"/repos/{repo}/pulls/{int(number)}/reviews/{int(old.id)}"
-    client.request("PUT", path, body={"body": note})
-    for c in client.review_comments(number):
-        if c.get("pull_request_review_id") != old.id:
-            continue
-        if str(((c.get("user") or {}).get("login")) or "").lower() != bot.lower():
-            continue
-        with contextlib.suppress(GitHubError, ValueError, TypeError):
-            client.edit_review_comment(
-                int(c["id"]),
-                "**perfbot rerun**: superseded by "
-                + (f"[a newer review]({new_url})" if new_url else "a newer review")
-                + "; this suggestion held numbers that are out of date.\n\n"
-                + MARKER,
-            )
-        node = c.get("node_id")
-        if isinstance(node, str):
-            with contextlib.suppress(GitHubError, ValueError):
-                client.minimize_comment(node, "OUTDATED")
-
-
-# --- the command ----------------------------------------------------------------------------------
-
-
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="perfbot report",
-        allow_abbrev=False,  # an abbreviated option is an error, never another option
-        description="Merge benchmark results and refresh the README rows they measure: print a "
-        "summary (and --write the READMEs), or post one review on a pull request (--pr).",
-    )
-    p.add_argument(
-        "--results",
-        nargs="+",
-        default=[],
-        metavar="PATH",
-        help="results JSON files of perfbot bench, or folders of them",
-    )
-    p.add_argument("--config", default=".perfbot.yml", help="config file (default .perfbot.yml)")
-    p.add_argument("--write", action="store_true", help="local run: write the new numbers")
-    p.add_argument("--pr", type=int, help="pull request to review (needs --sha and a token)")
-    p.add_argument("--sha", help="the commit the benchmarks measured (the gate's pinned sha)")
-    p.add_argument(
-        "--matrix",
-        help="the gate's matrix JSON: a planned benchmark without a result is reported too",
-    )
-    p.add_argument(
-        "--bot-login",
-        help="login perfbot's reviews are written by (default: the token's, else "
-        "github-actions[bot]); only its earlier reviews are found and superseded",
-    )
-    p.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="with --pr: print the review as JSON instead of posting it",
-    )
-    return p
-
-
-def _err(msg: str) -> None:
-    for line in msg.splitlines() or [msg]:
-        print(f"perfbot report: error: {line}", file=sys.stderr)
-
-
-def _step_summary(text: str) -> None:
-    path = os.environ.get("GITHUB_STEP_SUMMARY")
-    if not path:
-        return
-    with contextlib.suppress(OSError), open(path, "a", encoding="utf-8") as fh:
-        fh.write(text + "\n")
-
-
-def reconcile(
-    results: list[BenchResult], benchmarks: object, source: str = ".perfbot.yml"
-) -> tuple[list[BenchResult], list[str]]:
-    """Results checked against the benchmarks of the config (a results file is data from a
-    runner that ran the pull request's code): one that names no benchmark is dropped, and each
-    row, README, cards and batch size are the config's, not what the file says."""
-    from perfbot.runner.spec import SpecError, validate_benchmarks
-
-    try:
-        specs = {s.name: s for s in validate_benchmarks(benchmarks, source=source)}
-    except SpecError as e:
-        raise ValueError(str(e)) from None
-    out, notes = [], []
-    for r in results:
-        spec = specs.get(r.name)
-        if spec is None:
-            notes.append(f"result {code(r.name)} is not a benchmark of `{source}`; it is ignored")
-            continue
-        out.append(
-            r.model_copy(
-                update={
-                    "readme": spec.readme,
-                    "row": spec.row,
-                    "cards": spec.cards,
-                    "batch_size": spec.batch_size,
-                    "inference": spec.inference,
-                    "sampling_steps": spec.sampling_steps,
-                }
-            )
-        )
-    return out, notes
-
-
-def _expected(matrix: str | None) -> list[tuple[str, str]]:
-    """(name, README) of each job of the gate's matrix; ValueError when it is not one."""
-    if not matrix:
-        return []
-    try:
-        data = json.loads(matrix)
-        items = data["include"]
-        out = [(str(i["name"]), str(i.get("readme", ""))) for i in items]
-    except (ValueError, TypeError, KeyError) as e:
-        raise ValueError(f"--matrix is not the gate's matrix JSON ({e})") from None
-    return out
-
-
-def report_main(argv: list[str]) -> int:
-    """`perfbot report`: 0 every benchmark measured, 1 some did not finish (the report is still
-    written or posted), 2 usage, results, config or GitHub error."""
-    try:
-        args = _parser().parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code) if isinstance(exc.code, int) else 2
-    existing = [p for p in args.results if Path(p).exists()]
-    try:
-        expected = _expected(args.matrix)
-        results, notes = _dedupe(load_results(existing if expected else args.results))
-    except (ResultsError, ValueError) as e:
-        _err(str(e))
-        return 2
-    if expected:
-        planned = {n for n, _ in expected}
-        for r in [r for r in results if r.name not in planned]:
-            notes.append(f"result {code(r.name)} was not planned by the gate; it is ignored")
-        results = [r for r in results if r.name in planned]
-    got = {r.name for r in results}
-    missing = [(n, readme) for n, readme in expected if n not in got]
-    if not results and not missing:
-        _err("no results found in " + (", ".join(args.results) or "(no --results)"))
-        return 2
-    if args.pr is not None:
-        return _report_pull(args, results, notes, missing)
-    if args.dry_run or args.sha:
-        _err("--dry-run and --sha go with --pr")
-        return 2
-    return _report_local(args, results, notes, missing)
-
-
-def _report_local(
-    args: argparse.Namespace,
-    results: list[BenchResult],
-    notes: list[str],
-    missing: list[tuple[str, str]],
-) -> int:
-    config_file = Path(args.config)
-    try:
-        config = load_config(config_file) if config_file.is_file() else Config()
-    except ConfigError as e:
-        _err(str(e))
-        return 2
-    root = config_file.parent
-    if config.benchmarks:
-        try:
-            results, more = reconcile(results, config.benchmarks, str(config_file))
-        except ValueError as e:
-            _err(str(e))
-            return 2
-        notes = notes + more
-
-    def read(path: str) -> bytes | None:
-        try:
-            return (root / path).read_bytes()
-        except OSError:
-            return None
-
-    groups = refresh_all(results, read=read, config=config, config_path=config_file.name)
-    plan = plan_review(groups, rerun=config.rerun, notes=notes, missing=missing)
-    _print_body(plan.body)
-    _step_summary(plan.body)
-    if args.write:
-        for source, _ in groups:
-            if source is None or source.path not in plan.texts:
-                continue
-            try:
-                (root / source.path).write_bytes(source.encode(plan.texts[source.path]))
-            except OSError as e:
-                _err(f"cannot write {root / source.path}: {e.strerror or e}")
-                return 2
-            print(f"perfbot report: wrote {root / source.path}", file=sys.stderr)
-    return 1 if plan.failed else 0
-
-
-def _print_body(body: str) -> None:
-    """The review body on stdout, fenced with `::stop-commands::` in a GitHub Actions job: its
-    log tails are the benchmark's output, which must not reach the runner as workflow commands."""
-    token = stop_commands_token()
-    if token:
-        print(f"::stop-commands::{token}")
-    print(body)
-    if token:
-        print(f"::{token}::")
-    sys.stdout.flush()
-
-
-def _report_pull(
-    args: argparse.Namespace,
-    results: list[BenchResult],
-    notes: list[str],
-    missing: list[tuple[str, str]],
-) -> int:
-    """Post one review on pull request ``args.pr`` for the results measured at ``args.sha``."""
-    from perfbot.github.client import Client, GitHubError
-    from perfbot.github.event import CIEnv, EventError
-
-    sha = (args.sha or "").lower()
-    if not re.fullmatch(r"[0-9a-f]{40}", sha):
-        _err("--sha: give the full 40-digit commit the benchmarks measured (the gate's sha)")
-        return 2
-    try:
-        env = CIEnv.from_environ()
-    except EventError as e:
-        _err(str(e))
-        return 2
-    if not env.repository or not env.token:
-        _err("GITHUB_REPOSITORY and GITHUB_TOKEN are needed to post to a pull request")
-        return 2
-    client = Client(env.repository, env.token, env.api_url)
-    run_url = f"{env.server_url}/{env.repository}/actions/runs/{env.run_id}" if env.run_id else None
-    try:
-        plan = _post(client, env, args, sha, results, notes, missing, run_url)
-    except GitHubError as e:
-        _err(f"GitHub: {e}")
-        return 2
-    except ValueError as e:  # a config problem, already worded for the user
-        _err(str(e))
-        return 2
-    _print_body(plan.body)
-    _step_summary(plan.body)
-    return 1 if plan.failed else 0
-
-
-def _repo_config(client, path: str, ref: str, what: str) -> tuple[dict | None, Config]:
-    from pydantic import ValidationError
-
-    from perfbot.github.command import read_repo_config
-
-    data, problem = read_repo_config(client, path, ref)
-    if problem:
-        raise ValueError(f"{what}: {problem}")
-    try:
-        return data, Config.model_validate(data or {})
-    except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(x) for x in err["loc"])
-        raise ValueError(f"{what}: `{path}`: {loc}: {err['msg']}") from None
-
-
-def _post(client, env, args, sha, results, notes, missing, run_url) -> ReviewPlan:
-    from urllib.parse import quote
-
-    from perfbot.github.client import GitHubError
-    from perfbot.github.command import default_branch, rerun_policy
-    from perfbot.github.event import PullRequestInfo
-    from perfbot.hunks import hunks_by_path
-
-    repo = env.repository
-    pull = client.pull(args.pr)
-    info = PullRequestInfo.from_api(pull, repo)
-    branch = default_branch(pull, env.payload)
-    if not branch:
-        raise ValueError("GitHub did not say which branch is the repository's default branch")
-    base_data, _ = _repo_config(client, args.config, branch, "default branch")
-    policy = rerun_policy(base_data, args.config)  # the policy is the default branch's
-    head_data, config = _repo_config(client, args.config, sha, f"`{sha[:7]}`")
-    config = config.model_copy(update={"rerun": policy})
-    if not (head_data or {}).get("benchmarks"):
-        raise ValueError(f"`{args.config}` at `{sha[:7]}` declares no `benchmarks:`")
-    digest = results_digest(results, sha, _expected(args.matrix))
-    jobs = {n for n, _ in _expected(args.matrix)} or {r.name for r in results}
-    marker = posted_marker(sha, digest, jobs)
-    bot = args.bot_login or client.whoami() or DEFAULT_BOT
-    earlier = posted_reviews(client.reviews(args.pr), bot=bot, sha=sha)
-    same = [p for p in earlier if p.digest == digest]
-    # a review of the same commit whose benchmarks these results all measure again
-    older = [p for p in earlier if p.digest != digest and p.jobs <= jobs]
-    results, more = reconcile(results, head_data["benchmarks"], args.config)
-
-    def read(path: str) -> bytes | None:
-        try:
-            return client.file_content(path, sha)
-        except GitHubError as e:
-            if e.status == 404:
-                return None
-            raise
-
-    groups = refresh_all(results, read=read, config=config, config_path=args.config, sha=sha)
-    head = info.head_sha.lower()
-    moved = head != sha
-    notes = list(notes) + more
-    if older and not same:
-        links = ", ".join(f"[review {p.id}]({p.url})" if p.url else f"review {p.id}" for p in older)
-        notes.append(
-            f"These results replace those of an earlier perfbot rerun of `{sha[:7]}` ({links}), "
-            "now marked as superseded."
-        )
-    if moved:
-        notes.append(
-            f"The pull request has moved on to `{head[:7]}` since the benchmarks ran on "
-            f"`{sha[:7]}`: the new rows are shown here rather than as suggestions."
-        )
-    hunks = None if moved else hunks_by_path(client.pull_files(args.pr))
-
-    def link(path: str, line: int | None) -> str:
-        if line:
-            return env.blob_url(repo, sha, path, line)
-        return f"{env.server_url}/{repo}/blob/{sha}/{quote(path)}"
-
-    common = {
-        "rerun": policy,
-        "sha": sha,
-        "link": link,
-        "missing": missing,
-        "run_url": run_url,
-        "max_comments": config.review.max_comments,
-    }
-    plan = plan_review(groups, hunks=hunks, notes=notes, **common)
-    if same and not args.dry_run:
-        # a re-run of this job ("Re-run failed jobs"): the review is already there
-        where = f" ({same[-1].url})" if same[-1].url else ""
-        print(
-            f"perfbot report: review {same[-1].id}{where} already reports these results at "
-            f"`{sha[:7]}`; nothing new is posted",
-            file=sys.stderr,
-        )
-        return plan
-    if policy.push and plan.texts:
-        why = None
-        if info.fork:
-            why = "the pull request comes from a fork"
-        elif moved:
-            why = "the pull request has new commits"
-        else:
-            try:
-                pushed = _push(client, repo, info.head_ref, groups, plan.texts, sha)
-                plan = plan_review(groups, hunks=None, notes=notes, pushed=pushed, **common)
-            except GitHubError as e:
-                why = f"GitHub refused the commit ({e})"
-        if why:
-            notes.append(f"`rerun.push` is on, but {why}: suggesting the numbers instead.")
-            plan = plan_review(groups, hunks=hunks, notes=notes, **common)
-    if args.dry_run:
-        body = with_marker(plan.body, marker)
-        print(json.dumps({"commit_id": sha, "body": body, "comments": plan.comments}))
-        return plan
-    try:
-        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), plan.comments)
-    except GitHubError as e:
-        if e.status != 422 or not plan.comments:
-            raise
-        notes.append(f"GitHub refused the inline suggestions ({e}); here they are as diffs.")
-        plan = plan_review(groups, hunks=None, notes=notes, **common)
-        posted = client.create_review(args.pr, sha, with_marker(plan.body, marker), [])
-    for old in older:
-        try:
-            supersede(client, repo, args.pr, old, posted or {}, bot)
-        except GitHubError as e:  # the new review is posted; the old one just stays
-            print(
-                f"perfbot report: could not mark review {old.id} superseded: {e}", file=sys.stderr
-            )
-    return plan
-
-
-def _push(client, repo: str, branch: str, groups, texts: dict[str, str], sha: str) -> str:
-    """Commit each refreshed README to ``branch`` (contents API); returns the last commit.
-    A README changed on the branch since ``sha`` is a conflict (GitHub answers 409)."""
-    import base64
-    import hashlib
-    from urllib.parse import quote
-
-    from perfbot.github.client import GitHubError
-
-    sources = {s.path: s for s, _ in groups if s is not None}
-    last = ""
-    for path, text in texts.items():
-        source = sources[path]
-        measured = source.encode(source.text)
-        blob = hashlib.sha1(b"blob %d\0" % len(measured) + measured).hexdigest()
-        url = f"/repos/{repo}/contents/{quote(path)}"
-        _, meta = client.request("GET", url, params={"ref": branch})
-        if (meta or {}).get("sha") != blob:
-            raise GitHubError(409, f"{path} changed on {branch} since `{sha[:7]}`")
-        body = {
-            "message": f"perfbot rerun: refresh the measured numbers of {path}\n\n"
-            f"Measured at {sha} by `/perfbot rerun`.",
-            "content": base64.b64encode(source.encode(text)).decode("ascii"),
-            "sha": blob,
-            "branch": branch,
-        }
-        _, out = client.request("PUT", url, body=body)
-        last = str(((out or {}).get("commit") or {}).get("sha") or "")
-    return last

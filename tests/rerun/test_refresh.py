@@ -1,4 +1,4 @@
-"""`perfbot.runner.refresh`: measured numbers become a minimal core Fix of their README row."""
+"""`perfbot.rerun.refresh`: measured numbers become a minimal core Fix of their README row."""
 
 # ruff: noqa: E501 - the fixtures are whole README table rows
 
@@ -7,8 +7,8 @@ import pytest
 from perfbot.config import Config
 from perfbot.engine import Context, check_source
 from perfbot.fix import replacement
+from perfbot.rerun.refresh import RowError, apply_refreshes, find_row, refresh
 from perfbot.runner.bench import BenchResult
-from perfbot.runner.refresh import RowError, apply_refreshes, find_row, refresh
 from perfbot.source import Source
 
 README = """\
