@@ -88,11 +88,12 @@ _NUM = r"([0-9.]+(?:[eE][-+]?[0-9]+)?)"  # converted with _f (which refuses "1.2
 # bounded, so the prefix costs a few steps per line start.
 _TS = r"\[?[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}:[0-9]{2}(?:[.,][0-9]{1,6})?\]?"
 _LEVEL = r"\[?(?:[\w.\-]{1,100}/)?(?:DEBUG|INFO|WARNING|WARN|ERROR|CRITICAL)\]?:?"
-_LOGGER = (
-    r"(?m:^)[ \t]{0,40}(?:(?:" + _TS + r"[ \t]{1,4}(?:-[ \t]{1,4})?)?"
+_HEAD = (
+    r"[ \t]{0,40}(?:(?:" + _TS + r"[ \t]{1,4}(?:-[ \t]{1,4})?)?"
     r"(?:[\w.\-]{1,100}[ \t]{1,4}(?:-[ \t]{1,4})?)?" + _LEVEL + r"[ \t]{1,10}(?:-[ \t]{1,4})?"
     r"|" + _TS + r"[ \t]{1,4})?"
-)
+)  # a logger's prefix (or none): no ", " and no "epoch"/"Epoch" followed by a digit or ":"
+_LOGGER = r"(?m:^)" + _HEAD
 _INF = float("inf")
 
 
@@ -514,6 +515,49 @@ class _Pattern:
         return (self.ascii if text.isascii() else self.any).findall(text)
 
 
+_start = re.Match.start
+_groups = re.Match.groups
+
+
+class _Anchored:
+    """`_LOGGER + lead + core` (a step line: a logger's prefix, then the format's text) found at
+    the speed of `core` alone: a pattern anchored to line starts is tried at every position of
+    the text and its prefix at every line, three times the cost of a pattern that starts with
+    a literal (`core`, which starts with `start`), which the engine looks for directly.
+
+    `findall` finds `core` in a block and checks what precedes each match on its line (the
+    distinct prefixes, joined, in one pass) against `_HEAD + lead`. When each is a logger's
+    prefix without `start` in it, the matches are exactly those of the anchored pattern: a
+    prefix holds no `start` and no ", " (each core's text does), so the anchored pattern's
+    core can start nowhere but where `core`'s leftmost match does, and the rest of the line
+    is read by the same `core` from the same place. Otherwise (a step line quoted in other
+    text, two on one line) the block is read with the anchored pattern itself."""
+
+    __slots__ = ("core", "full", "heads", "one", "start")
+
+    def __init__(self, core: str, start: str, lead: str = "") -> None:
+        self.full = _Pattern(_LOGGER + lead + core)
+        self.core = _Pattern(core)
+        self.heads = _Pattern(r"\n(?:" + _HEAD + lead + r")(?=\n)")
+        self.one = self.core.any.groups == 1
+        self.start = start
+
+    def findall(self, text: str) -> list:
+        ascii_ = text.isascii()
+        found = list((self.core.ascii if ascii_ else self.core.any).finditer(text))
+        if not found:
+            return []
+        ends = list(map(_start, found))  # C-level maps: a comprehension costs more than `core`
+        firsts = map(add, map(text.rfind, repeat("\n"), repeat(0), ends), repeat(1))
+        heads = set(map(text.__getitem__, map(slice, firsts, ends)))
+        joined = "\n".join(heads)
+        ok = (self.heads.ascii if ascii_ else self.heads.any).findall(f"\n{joined}\n")
+        if self.start in joined or ", " in joined or len(ok) != len(heads):
+            return self.full.findall(text)
+        groups = map(_groups, found, repeat(""))  # "" for a group that took no part, as findall
+        return [g for (g,) in groups] if self.one else list(groups)
+
+
 def _segments(found: list, is_step: Callable[[tuple], object]) -> Iterator[tuple[bool, list]]:
     """`found` cut into runs of step matches and single other matches, in order."""
     cuts = [i for i, m in enumerate(found) if not is_step(m)]
@@ -540,7 +584,7 @@ _MINDONE_RE = re.compile(
 )
 
 
-_MINDONE = _Pattern(_MINDONE_RE.pattern)
+_MINDONE = _Anchored(_MINDONE_RE.pattern.removeprefix(_LOGGER), "epoch ")
 
 
 def parse_mindone(lines: Iterable[str], *, info: ParseInfo | None = None, **_: object) -> Samples:
@@ -770,8 +814,8 @@ _MINDCV_RE = re.compile(
 )
 
 
-_MINDCV = _Pattern(
-    _LOGGER + r"Epoch: \[(\d+)/\d+\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s"
+_MINDCV = _Anchored(
+    r"Epoch: \[(\d+)/\d+\], batch: \[(\d+)/(\d+)\][^\n]* time: " + _NUM + "s", "Epoch: "
 )  # _MINDCV_RE without the unused group of the number of epochs
 
 
@@ -863,7 +907,7 @@ _YOLO_RE = re.compile(
 _YOLO_ANY_STEP_RE = re.compile(_LOGGER + r"Epoch \d+/\d+, Step \d+/(\d+),")
 
 
-_YOLO_STEP = _Pattern(_LOGGER + r"Epoch (\d+)/\d+, Step (\d+)/(\d+), step time: " + _NUM + r" ms")
+_YOLO_STEP = _Anchored(r"Epoch (\d+)/\d+, Step (\d+)/(\d+), step time: " + _NUM + r" ms", "Epoch ")
 
 
 def _step_lines(
@@ -950,8 +994,9 @@ _OCR_RE = re.compile(
 )
 
 
-_OCR_STEP = _Pattern(
-    _LOGGER + r"epoch: \[(\d+)/\d+\] step: \[(\d+)/(\d+)\][^\n]* per step time: " + _NUM + r" ms"
+_OCR_STEP = _Anchored(
+    r"epoch: \[(\d+)/\d+\] step: \[(\d+)/(\d+)\][^\n]* per step time: " + _NUM + r" ms",
+    "epoch: ",
 )
 
 
@@ -1096,11 +1141,10 @@ _AUDIO_RE = re.compile(
 )
 
 
-_AUDIO = _Pattern(
-    _LOGGER
-    + r"(?:\[Train\][ \t]{0,4})?Epoch: \[(\d+)/\d+\], Step: \[(\d+)/(\d+)\], Step Time: "
-    + _NUM
-    + " sec"
+_AUDIO = _Anchored(
+    r"Epoch: \[(\d+)/\d+\], Step: \[(\d+)/(\d+)\], Step Time: " + _NUM + " sec",
+    "Epoch: ",
+    r"(?:\[Train\][ \t]{0,4})?",
 )  # _AUDIO_RE without the unused group
 
 
