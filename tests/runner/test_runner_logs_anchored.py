@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from perfbot.runner import logs
+from perfbot.runner.logs import mindcv, mindone, timemonitor, yolo_ocr
 
 CORES = {
     "mindone": (
@@ -22,11 +22,11 @@ CORES = {
     ),
 }
 FINDERS = {
-    "mindone": logs._MINDONE,
-    "mindcv": logs._MINDCV,
-    "mindyolo": logs._YOLO_STEP,
-    "mindocr": logs._OCR_STEP,
-    "mindaudio": logs._AUDIO,
+    "mindone": mindone._MINDONE,
+    "mindcv": mindcv._MINDCV,
+    "mindyolo": yolo_ocr._YOLO_STEP,
+    "mindocr": yolo_ocr._OCR_STEP,
+    "mindaudio": timemonitor._AUDIO,
 }
 HEADS = [
     "",
