@@ -156,9 +156,9 @@ class _Scan:
                 for m in _MSRUN_RE.finditer(block):
                     self.ranks = max(self.ranks, int(m.group(1)) + 1)
             if self.pynative is None and "MindSpore mode[GRAPH(0)/PYNATIVE(1)]:" in block:
-                m = _MODE_RE.search(block)
-                if m:
-                    self.pynative = m.group(1) == "1"
+                mode = _MODE_RE.search(block)
+                if mode:
+                    self.pynative = mode.group(1) == "1"
             yield block
 
 

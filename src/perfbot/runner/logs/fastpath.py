@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import chain, repeat
 from operator import add, itemgetter, mul, sub, truediv
+from typing import Any
 
 from .reader import (
     _HEAD,
@@ -161,7 +162,7 @@ class _Pattern:
         self.any = re.compile(pattern, flags)
         self.ascii = re.compile(pattern, flags | re.ASCII)
 
-    def findall(self, text: str) -> Samples:
+    def findall(self, text: str) -> list[Any]:
         return (self.ascii if text.isascii() else self.any).findall(text)
 
 
@@ -192,7 +193,7 @@ class _Anchored:
         self.one = self.core.any.groups == 1
         self.start = start
 
-    def findall(self, text: str) -> list:
+    def findall(self, text: str) -> list[Any]:
         ascii_ = text.isascii()
         found = list((self.core.ascii if ascii_ else self.core.any).finditer(text))
         if not found:

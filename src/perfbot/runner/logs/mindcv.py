@@ -62,11 +62,11 @@ def parse_mindcv(lines: Iterable[str], *, info: ParseInfo | None = None, **_: ob
             total = _f(t)
             if total is None or n < 1 or batch < 1:
                 continue
-            w = in_epoch(int(e), batch, n)
-            if not w:
+            win = in_epoch(int(e), batch, n)
+            if not win:
                 continue
-            kind = "epoch" if (w[1] == n and batch == n and n > 1) else "step"
-            out.add(w[0], total / w[1], w[1], kind)
+            kind = "epoch" if (win[1] == n and batch == n and n > 1) else "step"
+            out.add(win[0], total / win[1], win[1], kind)
         out.cap()
     return out
 
@@ -83,7 +83,7 @@ def _epoch_file(
     for row in _result_rows(lines, ("epoch",), ("traintime", "train_time", "train_time(s)")):
         if row is None:
             continue
-        pairs = zip(row.keys, row.secs, strict=True) if type(row) is _Rows else (row,)
+        pairs = zip(row.keys, row.secs, strict=True) if isinstance(row, _Rows) else (row,)
         for epoch, total in pairs:
             if epoch >= 1:
                 out.add(epoch * n, total / n, n, "epoch")

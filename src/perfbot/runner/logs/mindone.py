@@ -229,7 +229,7 @@ def parse_mindone_result(
         if row is None:
             steps = _Steps(info)
             continue
-        if type(row) is _Rows:
+        if isinstance(row, _Rows):
             spans = _spans(steps, row.keys)
             if spans is not None:
                 out.add_columns(row.keys, _per_step(row.secs, spans), spans, "step")
@@ -257,7 +257,7 @@ def parse_perf_recorder(
     info = info or ParseInfo()
     out = Samples(info)
     for row in _result_rows(lines, ("step",), ("train_time(s)", "train_time")):
-        if type(row) is _Rows:  # its keys are all >= 1 (_row_keys, _plain_run)
+        if isinstance(row, _Rows):  # its keys are all >= 1 (_row_keys, _plain_run)
             out.add_columns(row.keys, row.secs, [1] * len(row.keys), "step")
         elif row is not None and row[0] >= 1:
             out.add(row[0], row[1], 1, "step")

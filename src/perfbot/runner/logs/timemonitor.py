@@ -133,7 +133,7 @@ def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_:
     for block in _as_blocks(lines):
         found = _AUDIO.findall(block)
         if found and (w := _windows(steps, _transpose(found), resets=False)):
-            globs, spans, secs, _ = w
+            globs, spans, secs = w[:3]
             out.add_columns(globs, secs, spans, "step")
             steps.prev = globs[-1]
             out.cap()
@@ -143,8 +143,8 @@ def parse_mindaudio(lines: Iterable[str], *, info: ParseInfo | None = None, **_:
             t = _f(sec)
             if t is None or n < 1:
                 continue
-            w = in_epoch(int(e), int(s), n)
-            if w:
-                out.add(w[0], t, w[1], "step")
+            win = in_epoch(int(e), int(s), n)
+            if win:
+                out.add(win[0], t, win[1], "step")
         out.cap()
     return out
