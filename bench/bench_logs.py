@@ -180,9 +180,16 @@ def line_floor(path: Path, pattern: str) -> int:
 
 def load_base(src: str) -> Callable[..., object]:
     """`parse_log` of another checkout's `src` (e.g. main's), loaded beside this one under
-    another module name (logs.py imports only the standard library)."""
+    another module name (the logs module, or package, imports only the standard library and
+    its own modules, relatively)."""
     path = Path(src) / "perfbot" / "runner" / "logs.py"
-    spec = importlib.util.spec_from_file_location("perfbot_base_logs", path)
+    package = path.with_suffix("") / "__init__.py"
+    if package.is_file():
+        spec = importlib.util.spec_from_file_location(
+            "perfbot_base_logs", package, submodule_search_locations=[str(package.parent)]
+        )
+    else:
+        spec = importlib.util.spec_from_file_location("perfbot_base_logs", path)
     if spec is None or spec.loader is None:
         raise SystemExit(f"--base: no {path}")
     module = importlib.util.module_from_spec(spec)

@@ -318,7 +318,7 @@ def test_result_rows_with_a_negative_step_cell_are_skipped_in_any_block(
     )
     reads = []
     for block in (1, 1 << 20):
-        monkeypatch.setattr(logs, "BLOCK", block)
+        monkeypatch.setattr(logs.reader, "BLOCK", block)
         reads.append(logs.read_log(text, fmt))
     for read in reads:
         assert read.restarts == 0

@@ -13,6 +13,7 @@ import os
 import tempfile
 from itertools import pairwise
 from pathlib import Path
+from types import ModuleType
 
 import logs_reference as old
 import pytest
@@ -237,13 +238,18 @@ def outcome(module, source, fmt: str, **hints) -> tuple:
     return ("ok", repr(got))
 
 
+# the package's modules: each limit is set in the module that uses it (and where re-exported)
+NEW_MODULES = [new, *(m for m in vars(new).values() if isinstance(m, ModuleType))]
+
+
 def both(monkeypatch, sizes: tuple[int, int, int, int]) -> None:
     block, prefix, max_line, max_samples = sizes
-    for module in (old, new):
-        monkeypatch.setattr(module, "BLOCK", block)
-        monkeypatch.setattr(module, "DETECT_PREFIX", prefix)
-        monkeypatch.setattr(module, "MAX_LINE", max_line)
-        monkeypatch.setattr(module, "MAX_SAMPLES", max_samples)
+    limits = {"BLOCK": block, "DETECT_PREFIX": prefix, "MAX_LINE": max_line}
+    limits["MAX_SAMPLES"] = max_samples
+    for module in (old, *NEW_MODULES):
+        for name, value in limits.items():
+            if hasattr(module, name):
+                monkeypatch.setattr(module, name, value)
 
 
 def compare(text: str, sizes, fmts=("auto", *FORMATS)) -> None:

@@ -286,9 +286,9 @@ def _find_logs(pattern: str, cwd: Path, since: float) -> tuple[list[Path], str]:
     if not fresh:
         return [], f"log file '{pattern}' was not written during this run (it is older)"
     paths = [p for _, p in fresh]
-    ranks = [_rank_of(p) for p in paths]
-    if len(paths) > 1 and None not in ranks and len(set(ranks)) == len(ranks):
-        return sorted(paths, key=_rank_of), ""
+    ranked = [(rank, p) for p in paths if (rank := _rank_of(p)) is not None]
+    if len(paths) > 1 and len(ranked) == len(paths) and len({r for r, _ in ranked}) == len(ranked):
+        return [p for _, p in sorted(ranked)], ""
     return paths[:1], ""
 
 

@@ -76,10 +76,10 @@ class _Tree:
         # the command itself: subprocess waits for it (reaping it here would take its exit
         # status: Popen then reads 0, and a crashed run would look like a clean one)
         self.leader: int | None = None
+        self.psutil: Any = None
         try:
             import psutil
         except ImportError:
-            self.psutil = None
             self.before: set[tuple[int, float]] = set()
             self.seen: dict[tuple[int, float], Any] = {}
             return
