@@ -99,13 +99,19 @@ def adopt(corpus: Path, repo: str, work: Path) -> dict:
     init = perfbot(root, "init")
     assert init.returncode == 0, init.stderr
     fig["init"] = [ln for ln in init.stderr.splitlines() if ln.startswith(("before", "after"))]
+    written = root / ".perfbot.yml"
+    fig["init proposes"] = [
+        ln.strip()
+        for ln in (written.read_text(encoding="utf-8") if written.is_file() else "").splitlines()
+        if ln.lstrip("# ").startswith("PB")
+    ]
     git(root, "add", "-A")
-    git(root, "commit", "-qm", "perfbot init")
+    git(root, "commit", "--allow-empty", "-qm", "perfbot init")  # init may write nothing
     fix = perfbot(root, "fix", ".")
     fig["fix"] = [ln for ln in fix.stdout.splitlines() if ln.startswith(("Fixed", "Nothing"))]
     fig["after fix"] = summary(fix.stdout)
     git(root, "add", "-A")
-    git(root, "commit", "-qm", "perfbot fix")
+    git(root, "commit", "--allow-empty", "-qm", "perfbot fix")
     wrote = perfbot(root, "check", "--write-baseline", ".perfbot-baseline.json", ".")
     assert wrote.returncode == 0, wrote.stderr
     fig["baseline"] = len(json.loads((root / ".perfbot-baseline.json").read_text())["findings"])

@@ -230,7 +230,7 @@ def test_overlapping_fixes_settle_over_several_passes() -> None:
         "|:----------:|:-----:|:----------:|:----------:|:---------:|:-------------:|:------:"
         "|:-----:|\n"
         "| dit        | 1     | 64         | 256x256    | O2        | 3~5 mins      | 0.89   "
-        "| 71.90  |\n"
+        "| 71.90 |\n"  # the padded cell takes its own padding: the pipe stays (newcomer-2 18)
     )
     assert {f.rule for f in fixed} == {"PB301", "PB304", "PB305", "PB410"}
     assert not [f for f in check_source(src(text)).findings if f.fix]
@@ -266,3 +266,48 @@ def test_a_line_inserted_after_a_lone_cr_does_not_merge_into_crlf():
     assert "</div>\r\r| jit level |" in fixed
     again, _ = fix_source(Source.from_text(fixed))
     assert again == fixed
+
+
+# --- an aligned table keeps its column width (newcomer-2 item 18) ------------------------------
+
+ALIGNED = """\
+# Model
+
+## Performance
+
+Experiments are tested on Ascend 910* with mindspore 2.3.1 graph mode.
+
+| model name | cards | batch size | resolution | jit level | graph compile | s/step | img/s |
+|:----------:|:-----:|:----------:|:----------:|:---------:|:-------------:|:------:|:-----:|
+| dit-xl     | 8     | 4          | 256x256    | O0        | 1~2 mins      | 6.6    | 4.85  |
+|dit-l|8|4|256x256|O0|1~2 mins|5.7|5.61|
+"""
+
+
+def test_a_padded_cell_takes_its_own_padding_and_the_pipe_stays() -> None:
+    out, _ = fix_source(src(ALIGNED))
+    lines = out.splitlines()
+    row = next(x for x in lines if x.startswith("| dit-xl"))
+    delim = next(x for x in lines if x.startswith("|:---"))
+    assert row == (
+        "| dit-xl     | 8     | 4          | 256x256    | O0        | 1~2 mins      "
+        "| 6.60   | 4.85  |"
+    )
+    assert [i for i, c in enumerate(row) if c == "|"] == [
+        i for i, c in enumerate(delim) if c == "|"
+    ]
+    assert "|dit-l|8|4|256x256|O0|1~2 mins|5.70|5.61|" in lines  # no room: the cell grows
+    assert fix_source(src(out)) == (out, [])  # idempotent
+
+
+def test_fitted_edit_gives_back_or_takes_padding_only_before_a_pipe() -> None:
+    line = "| 0.123    | x |"
+    grow = Edit(1, 2, 7, "0.12345", fit=True)
+    assert apply_edits(src(line + "\n"), [grow]) == "| 0.12345  | x |\n"
+    shrink = Edit(1, 2, 7, "0.1", fit=True)
+    assert apply_edits(src(line + "\n"), [shrink]) == "| 0.1      | x |\n"
+    tight = "| 0.123 | x |\n"  # one space: not aligned, so nothing is padded
+    assert apply_edits(src(tight), [Edit(1, 2, 7, "0.1", fit=True)]) == "| 0.1 | x |\n"
+    prose = "a 0.123    b\n"  # no pipe after the spaces: the edit is as given
+    assert apply_edits(src(prose), [Edit(1, 2, 7, "0.12345", fit=True)]) == "a 0.12345    b\n"
+    assert apply_edits(src(line + "\n"), [Edit(1, 2, 7, "0.12345")]) == "| 0.12345    | x |\n"

@@ -9,7 +9,7 @@ edited columns (padding, line endings, BOM, surrounding HTML) is kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from .source import Source, join_lines
@@ -21,6 +21,26 @@ class Edit:
     start: int
     end: int
     text: str
+    fit: bool = False  # a table cell's text: keep the next pipe where it is when there is room
+
+    def fitted(self, old: str) -> Edit:
+        """This edit on ``old`` (its line) with the cell's own padding taken or given back so
+        that an aligned table keeps its column width: a longer value takes spaces before the next
+        pipe (one stays), a shorter one in a padded cell (two spaces or more) gives them back."""
+        if not self.fit or "\n" in self.text:
+            return self
+        j = self.end
+        while j < len(old) and old[j] == " ":
+            j += 1
+        if j >= len(old) or old[j] != "|":
+            return self
+        trailing = j - self.end
+        delta = len(self.text) - (self.end - self.start)
+        if delta > 0 and trailing > 1:
+            return Edit(self.line, self.start, self.end + min(delta, trailing - 1), self.text)
+        if delta < 0 and trailing >= 2:
+            return Edit(self.line, self.start, self.end, self.text + " " * -delta)
+        return self
 
     @staticmethod
     def insert_after(line: int, old: str, new_lines: list[str]) -> Edit:
@@ -112,6 +132,7 @@ def apply_to_lines(lines: list[str], eols: list[str], edits: list[Edit], newline
         if not 0 <= i < len(lines):
             continue
         old = lines[i]
+        e = e.fitted(old)
         new = old[: e.start] + e.text + old[e.end :]
         parts = new.split("\n")
         if len(parts) == 1:
@@ -145,6 +166,6 @@ def replacement(src: Source, fix: Fix) -> tuple[int, int, str]:
     start, end = fix.start_line, fix.end_line
     lines = src.lines[start - 1 : end]
     eols = src.eols[start - 1 : end]
-    shifted = [Edit(e.line - start + 1, e.start, e.end, e.text) for e in fix.edits]
+    shifted = [replace(e, line=e.line - start + 1) for e in fix.edits]
     text = apply_to_lines(lines, eols, select_edits(shifted), src.newline)
     return start, end, text

@@ -430,12 +430,14 @@ def cmd_init(args: argparse.Namespace) -> int:
     for e in errors:
         print(e, file=sys.stderr)
     s = survey(sources)
-    text, before, after = settle(propose(s), s, sources)
+    proposal = propose(s)
+    text, before, after = settle(proposal, s, sources)
     import yaml
 
     if args.stdout:
         sys.stdout.write(text)
-    elif not yaml.safe_load(text):  # nothing to set: a file of `{}` would only say the defaults
+    elif not (yaml.safe_load(text) or proposal.conventions or proposal.allow_maybe):
+        # nothing to set and nothing to propose: a file of `{}` would only say the defaults
         print(
             f"{PROG}: no convention is followed by enough READMEs to set anything; nothing "
             "written (the defaults apply)",

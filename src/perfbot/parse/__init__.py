@@ -25,6 +25,8 @@ from .sentence import (
     _SENTENCE_QUICK,
     _SENTENCE_WORDS,
     canonical_sentence,
+    misspelt_mode,
+    mode_words,
     parse_sentence,
     sentence_span,
 )
@@ -57,6 +59,8 @@ __all__ = [
     "build_document",
     "canonical_sentence",
     "last_parsed",
+    "misspelt_mode",
+    "mode_words",
     "parse_document",
     "parse_sentence",
     "segments",

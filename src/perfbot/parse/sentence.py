@@ -124,6 +124,34 @@ def _balance_emphasis(line: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+# a word before "mode" that is one of the guide's modes misspelt (`pyantive mode`)
+_NEAR_MODE = re.compile(r"(?i)\b(?P<w>[a-z][a-z-]{2,11})\*{0,2}[ \t]{1,3}mode\b")
+
+
+def misspelt_mode(text: str) -> tuple[str, str] | None:
+    """(the word, the mode it stands for) when ``text`` names a mode misspelt (`pyantive mode`)."""
+    from difflib import SequenceMatcher
+
+    for m in _NEAR_MODE.finditer(text[:2000]):
+        word = m.group("w").lower()
+        for mode in ("pynative", "graph"):
+            if word != mode and SequenceMatcher(None, word, mode).ratio() >= 0.75:
+                return m.group("w"), mode
+    return None
+
+
+def mode_words(text: str) -> tuple[str | None, str | None]:
+    """(mode, MindSpore version) that ``text`` names in any words (`PYNATIVE mode`, `MindSpore
+    2.6.0`), or None for each it does not."""
+    mm = _MODE.search(text[:2000])
+    mode = None
+    if mm:
+        zh = mm.group("zh")
+        mode = _ZH_MODE[zh] if zh else mm.group("m").lower().replace("-", "")
+    vm = _MS_VERSION.search(text[:2000])
+    return mode, vm.group("v") if vm else None
+
+
 def parse_sentence(line: str, lineno: int) -> Sentence | None:
     span = sentence_span(line)
     if span is None:

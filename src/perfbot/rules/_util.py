@@ -85,13 +85,14 @@ def q(text: str) -> str:
 
 
 def set_cell(cell: Cell, new: str, title: str, applicability: Applicability = "safe") -> Fix:
-    """Replace a cell's text, keeping its padding and every other byte of the line. A new value
-    that changes a measured or declared fact is an ``unsafe`` fix."""
-    return Fix(title, (Edit(cell.line, cell.start, cell.end, new),), applicability)
+    """Replace a cell's text, keeping every other byte of the line and, in an aligned table, the
+    column's width (:meth:`perfbot.fix.Edit.fitted`). A new value that changes a measured or
+    declared fact is an ``unsafe`` fix."""
+    return Fix(title, (Edit(cell.line, cell.start, cell.end, new, fit=True),), applicability)
 
 
 def cell_edit(cell: Cell, new: str) -> Edit:
-    return Edit(cell.line, cell.start, cell.end, new)
+    return Edit(cell.line, cell.start, cell.end, new, fit=True)
 
 
 def _cell_pieces(line: str) -> tuple[str, list[str], str]:

@@ -17,7 +17,7 @@ def _rename(cell: Cell, name: str) -> Edit:
     """Rename a header cell, keeping its emphasis and footnote marks (`**Model**` ->
     `**model name**`, `precision*` keeps its `*`)."""
     pre, _, post = header_parts(cell.text)
-    return Edit(cell.line, cell.start + len(pre), cell.end - len(post), name)
+    return Edit(cell.line, cell.start + len(pre), cell.end - len(post), name, fit=not post)
 
 
 def _schema_name(table: Table) -> str:

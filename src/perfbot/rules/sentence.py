@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ..context import Context
 from ..fix import Edit, Fix
 from ..model import Sentence, Table
-from ..parse import canonical_sentence, sentence_span
+from ..parse import canonical_sentence, misspelt_mode, mode_words, sentence_span
 from ..spec.versions import mindspore_versions, normalize_mindspore
 from ._util import floor_table, q
 from .registry import Issue, rule
@@ -68,6 +68,19 @@ def sentence_missing(ctx: Context, table: Table) -> Iterator[Issue]:
     """
     if table.sentence is None and not ctx.recognised(table).hardware:
         # (a table its heading says was measured on a 310P or a GPU: not the guide's 910 sentence)
+        above = _paragraph_above(ctx, table.header.line)
+        mode, version = mode_words(above)
+        if mode or version:  # said in other words: quote them, and keep what they say
+            shown = q(above) if len(above) <= 60 else f"`...{above[-57:]}`"
+            yield Issue(
+                table.header.line,
+                f"the text above this table ({shown}) says how it was measured, but not in the "
+                "guide's sentence; the guide wants `Experiments are tested on ascend 910* with "
+                f"mindspore {version or '2.3.1'} {mode or 'graph'} mode.` (your device, version "
+                "and mode) on its own line above it",
+                table=table.index,
+            )
+            return
         yield Issue(
             table.header.line,
             "no sentence above this table says where it was measured; the guide wants "
@@ -75,6 +88,22 @@ def sentence_missing(ctx: Context, table: Table) -> Iterator[Issue]:
             "(your device, version and mode) on its own line above it",
             table=table.index,
         )
+
+
+def _paragraph_above(ctx: Context, line: int) -> str:
+    """The text of the paragraph that ends right above ``line`` (blank lines between allowed;
+    at most 5 lines, none of them a heading, a table row or HTML)."""
+    n = line - 1
+    while n >= 1 and n > line - 4 and not ctx.source.line(n).strip():
+        n -= 1
+    got: list[str] = []
+    while n >= 1 and len(got) < 5:
+        text = ctx.source.line(n).strip()
+        if not text or text.startswith(("#", "|", "<")):
+            break
+        got.append(text[:500])
+        n -= 1
+    return " ".join(reversed(got))
 
 
 def _completions(ctx: Context, version: str) -> list[str]:
@@ -165,8 +194,14 @@ def sentence_format(ctx: Context) -> Iterator[Issue]:
                           (Edit(s.line, span[0], span[1], want),))  # fmt: skip
             msg = f"sentence {_differs(s.text, want)} is not in the guide's words; perfbot suggests `{want}`"
         else:
-            msg = (
-                f"sentence {q(s.text)} does not name {' and '.join(missing)}; the guide wants "
+            # quote the end of a long sentence: the version and the mode are written there
+            shown = q(s.text) if len(s.text) <= 60 else f"`...{s.text[-57:]}`"
+            msg = f"sentence {shown} does not name {' and '.join(missing)}"
+            typo = misspelt_mode(s.text) if s.mode is None else None
+            if typo:
+                msg += f" (`{typo[0]}`: did you mean `{typo[1]}`?)"
+            msg += (
+                "; the guide wants "
                 "`Experiments are tested on ascend 910* with mindspore 2.3.1 graph mode.`"
             )
         yield Issue(s.line, msg, fix, table=t.index)

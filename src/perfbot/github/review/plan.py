@@ -5,7 +5,7 @@ GitHub takes them inline. Steps 2 and 3 of the flow in :mod:`perfbot.github.revi
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ...config import Config
@@ -150,7 +150,7 @@ def _line_counts(src: Source, edits: list[Edit]) -> list[int]:
         i = line - 1
         if not 0 <= i < len(src.lines):
             continue
-        shifted = [Edit(1, e.start, e.end, e.text) for e in es]
+        shifted = [replace(e, line=1) for e in es]
         text = apply_to_lines([src.lines[i]], [src.eols[i]], shifted, src.newline)
         counts[i] = max(1, len(split_lines(text)[0]))
     return counts
