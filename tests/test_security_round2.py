@@ -324,7 +324,7 @@ def test_3b_a_log_glob_never_walks_symlink_loops(tmp_path):
 def test_3d_a_log_glob_stays_inside_the_workdir_and_stops_at_its_cap(tmp_path, monkeypatch):
     import time
 
-    from perfbot.runner import bench
+    from perfbot.runner import collect
 
     outside = tmp_path / "outside.log"
     outside.write_text("secret\n")
@@ -333,23 +333,25 @@ def test_3d_a_log_glob_stays_inside_the_workdir_and_stops_at_its_cap(tmp_path, m
     (work / "logs" / "worker_0.log").write_text("x\n")
     (work / "logs" / "worker_1.log").symlink_to(outside)  # out of the workdir: not a log
     (work / "logs" / "up").symlink_to(tmp_path)  # a folder link: never entered
-    found, problem = bench._find_logs("**/*.log", work, time.time())
+    found, problem = collect._find_logs("**/*.log", work, time.time())
     assert problem == "" and found == [work / "logs" / "worker_0.log"]
-    assert bench._find_logs("../outside.log", work, 0)[1].endswith("inside the benchmark's workdir")
-    monkeypatch.setattr(bench, "MAX_LOG_ENTRIES", 2)
-    assert "visited 2 entries" in bench._find_logs("**/*.log", work, 0)[1]
+    assert collect._find_logs("../outside.log", work, 0)[1].endswith(
+        "inside the benchmark's workdir"
+    )
+    monkeypatch.setattr(collect, "MAX_LOG_ENTRIES", 2)
+    assert "visited 2 entries" in collect._find_logs("**/*.log", work, 0)[1]
 
 
 def test_3c_reading_the_log_has_a_deadline(tmp_path, monkeypatch):
     import time
 
-    from perfbot.runner import bench
+    from perfbot.runner import bench, collect
 
     bench_ = {"command": [sys.executable, "write_log.py"], "log": "msrun_log/worker_0.log"}
     work = _bench_dir(tmp_path, bench_, {"write_log.py": WRITE_LOG})
     (spec,) = bench.load_benchmarks(work / ".perfbot.yml")
-    monkeypatch.setattr(bench, "PARSE_DEADLINE", 1.0)
-    monkeypatch.setattr(bench, "_measure_into", lambda *a: time.sleep(3600))
+    monkeypatch.setattr(collect, "PARSE_DEADLINE", 1.0)
+    monkeypatch.setattr(collect, "_measure_into", lambda *a: time.sleep(3600))
     r = bench.run_benchmark(spec, workdir=work, root=tmp_path, env=dict(os.environ))
     assert r.status == "no_samples" and "took longer than 1 s and was stopped" in r.message
 
@@ -562,26 +564,26 @@ def test_10b_a_benchmark_name_ending_in_a_newline_is_refused(tmp_path):
 
 
 def test_6b_a_file_command_file_too_large_to_keep_is_still_checked(tmp_path, monkeypatch):
-    from perfbot.runner import bench
+    from perfbot.runner import jobguard
 
     cmds = tmp_path / "_runner_file_commands"
     cmds.mkdir()
     small, large = cmds / "set_env_1", cmds / "step_summary_1"
     small.write_text("A=1\n")
     large.write_text("x" * 100)
-    monkeypatch.setattr(bench, "_MAX_SNAPSHOT", 50)
+    monkeypatch.setattr(jobguard, "_MAX_SNAPSHOT", 50)
     env = {
         "GITHUB_ENV": str(small),
         "GITHUB_STEP_SUMMARY": str(large),
         "RUNNER_TEMP": str(tmp_path),
     }
-    before = bench._snapshot(bench._file_command_paths(env))
+    before = jobguard._snapshot(jobguard._file_command_paths(env))
     small.write_text("A=1\nLD_PRELOAD=x\n")
     with large.open("a") as fh:
         fh.write("more")
-    assert bench._restore_file_commands(before, env) == ["set_env_1", "step_summary_1"]
+    assert jobguard._restore_file_commands(before, env) == ["set_env_1", "step_summary_1"]
     assert small.read_text() == "A=1\n"  # kept, so restored
-    assert bench._restore_file_commands(bench._snapshot([small, large]), env) == []
+    assert jobguard._restore_file_commands(jobguard._snapshot([small, large]), env) == []
 
 
 def test_8b_no_line_of_perfbots_own_log_output_is_a_workflow_command():
