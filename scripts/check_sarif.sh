@@ -26,6 +26,11 @@ for i in $(seq -w 1 70); do
   cp examples/broken/README.md "$tmp/tree/m$i/README.md"
 done
 root="$PWD"
+# The SARIF as code scanning gets it from a workflow: there the perfbot of the action (or of
+# `setup`) knows the action's repository and ref, so the tool and every rule carry links to its
+# rules page. Elsewhere, without PERFBOT_DOCS_URL, perfbot writes no link at all (never one that
+# leads nowhere), which the Multitool reports as SARIF2005 (informationUri), a warning.
+export GITHUB_ACTION_REPOSITORY=example-owner/perfbot GITHUB_ACTION_REF=v1.0.0
 perfbot check --format sarif -o "$tmp/one.sarif" examples/broken || [ $? -eq 1 ]
 (cd "$tmp/tree" && PERFBOT_JOBS=2 perfbot check -q --format sarif -o "$tmp/pool.sarif" .) || [ $? -eq 1 ]
 for log in one pool; do
