@@ -205,6 +205,13 @@ def test_length_bounded_patterns_only_see_short_text() -> None:
     for kind in ("mindspore", "driver", "firmware", "cann"):
         assert versions.parse_version(kind, long) is None
     assert versions.mindspore_versions(" " * 50_000 + "2.3.1") == []
+    # the runner's version values and the rerun's result-column headers: also only short text
+    from perfbot.rerun import refresh
+    from perfbot.runner import envinfo
+
+    assert {"_PLAIN_VERSION"} == envinfo.LENGTH_BOUNDED_PATTERNS
+    assert envinfo.plain_version("1" * 41) is None and envinfo.plain_version("2.3.1") == "2.3.1"
+    assert {"_RESULT_HEADER"} == refresh.LENGTH_BOUNDED_PATTERNS and refresh.MAX_HEADER <= 200
 
 
 # --- the whole check ----------------------------------------------------------------------------

@@ -207,6 +207,8 @@ def git_commit(
 
 
 _PLAIN_VERSION = re.compile(r"(?=[^0-9]{0,39}[0-9])[A-Za-z0-9][A-Za-z0-9._+~-]{0,39}")
+# it only sees values of at most 40 characters (checked first in plain_version)
+LENGTH_BOUNDED_PATTERNS = frozenset({"_PLAIN_VERSION"})
 
 
 def plain_version(value: str | None) -> str | None:
@@ -216,7 +218,7 @@ def plain_version(value: str | None) -> str | None:
     if not isinstance(value, str):
         return None
     v = value.strip()
-    return v if _PLAIN_VERSION.fullmatch(v) else None
+    return v if len(v) <= 40 and _PLAIN_VERSION.fullmatch(v) else None
 
 
 def detect_environment(
