@@ -10,16 +10,17 @@ import copy
 import json
 import os
 import re
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from freshkit import run_perfbot
 from gfm import shape
 from github_fake import load_event
 from loopback import LoopbackGitHub
+from test_rerun_e2e import read_outputs
 
 BOT = "github-actions[bot]"
 APPROVER = "maintainer"
@@ -64,36 +65,6 @@ def dump(data) -> str:
 
 
 # --- running perfbot as the workflows do ---------------------------------------------------------
-
-
-# `perfbot bench` with the check of a log's step times against the command's wall clock off: the
-# benchmarks here print step times they do not spend (tests/runner/test_runner_integrity.py
-# checks the wall clock)
-SIMULATED_CLOCK = (
-    "import sys; from perfbot.runner import integrity; integrity.WALL_CHECK = False; "
-    "from perfbot.cli import main; sys.exit(main(sys.argv[1:]))"
-)
-
-
-def run_perfbot(argv, env, cwd, timeout=120) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "RUNNER_"))}
-    program = ["-c", SIMULATED_CLOCK] if argv[:1] == ["bench"] else ["-m", "perfbot"]
-    return subprocess.run(
-        [sys.executable, *program, *argv],
-        env={**base, **env},
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
-def read_outputs(text: str) -> dict[str, str]:
-    out, lines = {}, iter(text.splitlines())
-    for line in lines:
-        key, _, delim = line.partition("<<")
-        out[key] = "\n".join(iter(lambda: next(lines), delim))
-    return out
 
 
 def gate(gh, tmp: Path, body: str, *, user: str = APPROVER, before=None):

@@ -9,38 +9,17 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from review_kit import BROKEN, README, apply_like_github
 
+from freshkit import run_perfbot
 from github_fake import GitHubFake, load_event
 from loopback import LoopbackGitHub
 from perfbot.engine import check_source
 from perfbot.source import Source
-
-# `perfbot` with the check of a log's step times against the command's wall clock off: the
-# fake trainer prints its step times on a simulated clock (tests/runner/test_runner_integrity.py
-# checks the wall clock)
-SIMULATED_CLOCK = (
-    "import sys; from perfbot.runner import integrity; integrity.WALL_CHECK = False; "
-    "from perfbot.cli import main; sys.exit(main(sys.argv[1:]))"
-)
-
-
-def run_perfbot(argv: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "RUNNER_"))}
-    program = ["-c", SIMULATED_CLOCK] if argv[:1] == ["bench"] else ["-m", "perfbot"]
-    return subprocess.run(
-        [sys.executable, *program, *argv],
-        env={**base, **env},
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def checkout(gh: GitHubFake, sha: str, where: Path) -> Path:
