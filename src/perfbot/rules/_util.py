@@ -22,16 +22,12 @@ def floor_table(ctx: Context, table: Table) -> bool:
 
 # --- columns that exist only for some runs (issue 22's decisions) -------------------------------
 
-GRAPH_ONLY = ("jit level", "graph compile")  # graph mode only
-JIT_LEVEL_SINCE = (2, 3)  # MindSpore's jit level (O0/O1/O2) exists from 2.3 on
-MODE_HEADERS = frozenset({"mode", "run mode", "exec mode", "execution mode", "ms mode", "模式",
-                          "运行模式"})  # fmt: skip
-
 
 def row_mode(ctx: Context, table: Table, row: Row) -> str | None:
     """`pynative` / `graph` for a row: its own `mode` cell, else the table's sentence."""
     for col in ctx.columns(table):
-        if col.column is None and col.text.strip().strip("*").strip().lower() in MODE_HEADERS:
+        header = col.text.strip().strip("*").strip().lower()
+        if col.column is None and header in ctx.spec.mode_headers:
             cell = ctx.cell(row, col)
             v = cell.value.lower() if cell else ""
             if "pynative" in v or "动态图" in v:
@@ -41,9 +37,9 @@ def row_mode(ctx: Context, table: Table, row: Row) -> str | None:
     return table.sentence.mode if table.sentence else None
 
 
-def _before_jit_level(ctx: Context, table: Table) -> bool:
-    """The table was measured on a MindSpore older than 2.3 (no jit level then): every version
-    its sentence names, or (without one) every version of the Requirements table, is older."""
+def _measured_before(ctx: Context, table: Table, since: tuple[int, ...]) -> bool:
+    """The table was measured on a MindSpore older than ``since``: every version its sentence
+    names, or (without one) every version of the Requirements table, is older."""
     if table.sentence is not None and table.sentence.versions:
         texts = list(table.sentence.versions)
     else:
@@ -55,23 +51,26 @@ def _before_jit_level(ctx: Context, table: Table) -> bool:
                 if cell is not None:
                     texts.extend(v.text for v in mindspore_versions(cell.value))
     keys = [v.key[:2] for v in map(normalize_mindspore, texts) if v is not None]
-    return bool(keys) and len(keys) == len(texts) and all(k < JIT_LEVEL_SINCE for k in keys)
+    return bool(keys) and len(keys) == len(texts) and all(k < since[:2] for k in keys)
 
 
 def not_applicable(ctx: Context, table: Table, row: Row | None = None) -> frozenset[str]:
     """The required columns that cannot exist for ``row`` (or, without a row, for every row of
-    ``table``): jit level and graph compile in PyNative mode, jit level before MindSpore 2.3.
-    perfbot does not ask for them, and `N/A`, `-` or `/` is their right value."""
+    ``table``): the columns a PyNative run does not have, and those of a MindSpore older than
+    the column (columns.yaml `modes`, `since`: jit level and graph compile are graph mode's, jit
+    level exists from 2.3 on). perfbot does not ask for them, and `N/A`, `-` or `/` is their
+    right value."""
     key = ("not-applicable", table.index, row.line if row is not None else None)
     found = ctx.memo.get(key)
     if found is None:
+        columns = ctx.spec.performance.columns.values()
         rows = [row] if row is not None else list(table.rows)
         if rows and all(row_mode(ctx, table, r) == "pynative" for r in rows):
-            found = frozenset(GRAPH_ONLY)
-        elif _before_jit_level(ctx, table):
-            found = frozenset({"jit level"})
+            found = frozenset(c.name for c in columns if c.modes and "pynative" not in c.modes)
         else:
-            found = frozenset()
+            found = frozenset(
+                c.name for c in columns if c.since and _measured_before(ctx, table, c.since)
+            )
         ctx.memo[key] = found
     return found  # type: ignore[return-value]
 

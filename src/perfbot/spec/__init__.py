@@ -161,6 +161,8 @@ class Column:
     required: str | None = None  # "all" | "inference" | None
     unit_variants: tuple[tuple[str, float], ...] = ()
     translations: tuple[str, ...] = ()  # the name in another language (README_CN.md)
+    modes: tuple[str, ...] = ()  # the modes a run has it in (none: every mode)
+    since: tuple[int, ...] = ()  # the MindSpore version it exists from (none: every version)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,6 +275,7 @@ class Spec:
     measured: frozenset[str]
     inference_columns: frozenset[str]
     inference_headings: re.Pattern[str]
+    mode_headers: frozenset[str] = frozenset()  # a column naming each row's mode
     training_headings: re.Pattern[str] = re.compile(r"(?!)")
     requirements_headings: re.Pattern[str] = re.compile(r"(?!)")
     ambiguous: frozenset[str] = frozenset()  # aliases that alone do not make a performance table
@@ -375,6 +378,8 @@ def _columns(items: list[dict]) -> dict[str, Column]:
             required=it.get("required"),
             unit_variants=tuple((it.get("unit_variants") or {}).items()),
             translations=tuple(it.get("translations", ())),
+            modes=tuple(it.get("modes", ())),
+            since=tuple(int(x) for x in str(it.get("since", "")).split(".") if x),
         )
     return out
 
@@ -439,6 +444,7 @@ def builtin_spec() -> Spec:
         measured=frozenset(perf["measured"]),
         inference_columns=frozenset(perf["inference_columns"]),
         inference_headings=_lazy(perf["inference_headings"]),
+        mode_headers=frozenset(perf.get("mode_headers", ())),
         training_headings=_lazy(perf["training_headings"]),
         requirements_headings=_lazy(perf["requirements_headings"]),
         ambiguous=frozenset(header_key(a) for a in perf.get("ambiguous", ())),
