@@ -6,23 +6,18 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from freshkit import run_perfbot
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "examples" / "broken" / "README.md"
 
 
 def perfbot(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "perfbot", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_perfbot(list(argv), {}, cwd)
 
 
 @pytest.fixture

@@ -7,13 +7,13 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
+from freshkit import run_perfbot
 from perfbot.config_view import schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,13 +33,7 @@ TYPO = GOOD.replace("batch_size: 4", "batch_sise: 4")
 
 
 def perfbot(*argv: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "perfbot", *argv],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_perfbot(list(argv), {}, cwd)
 
 
 @pytest.fixture
