@@ -437,6 +437,43 @@ def test_the_versions_own_table_is_used_when_there_is_one():
     assert rr.problem is None and rr.fix is not None
 
 
+def test_rows_added_unmeasured_to_a_versions_table_bring_the_note_once():
+    """A row that joins the version's existing table with graph compile not measured gets the
+    table's placeholder, and the table a note saying what it means (once: a second row, or a
+    table that already says it, adds none), so check asks nobody to fill it in."""
+    table_271 = (
+        "\n\nExperiments are tested on ascend 910* with mindspore 2.7.1 graph mode.\n\n"
+        "| model name | cards | batch size | resolution | recompute | jit level | graph compile | s/step | img/s |\n"
+        "|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|:--:|\n"
+        "| dit | 4 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 284.44 |\n"
+    )
+    req = WITH_REQ.replace(
+        "| 8.0.RC2.beta1 |\n", "| 8.0.RC2.beta1 |\n| 2.7.1 | 25.3.RC1 | 7.8.0.2.212 | 8.3.RC1 |\n"
+    )
+    text = req.replace("| 550.54 |\n", "| 550.54 |" + table_271).replace("**0.93**", "0.93")
+    r1 = result(graph_compile_s=None, **on("2.7.1"))
+    r8 = result(
+        name="dit-8p", row={"model name": "dit", "cards": "8"}, cards=8, graph_compile_s=None,
+        **on("2.7.1"),
+    )  # fmt: skip
+    rrs = refresh(src(text), [r1, r8])
+    assert [rr.new_version for rr in rrs] == ["2.7.1", "2.7.1"]
+    new = apply_refreshes(src(text), rrs)
+    assert (
+        "| dit | 4 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.90 | 284.44 |\n"
+        "| dit | 1 | 64 | 256x256 | OFF | O2 | - | 0.91 | 70.15 |\n"
+        "| dit | 8 | 64 | 256x256 | ON | O2 | - | 0.91 | 561.19 |\n"
+        "\n`-`: not measured on MindSpore 2.7.1.\n\n### Inference"
+    ) in new
+    assert not [f for f in findings(new) if f.startswith("PB405")]
+    rules = lambda t: sorted(f.split()[0] for f in findings(t))  # noqa: E731
+    assert rules(new) == rules(text)  # nothing new for the checker
+    # the same rows again, into a table that already says it: no second note
+    said = text.replace("| 284.44 |\n", "| 284.44 |\n\n`-`: not measured on MindSpore 2.7.1.\n")
+    again = apply_refreshes(src(said), refresh(src(said), [r1]))
+    assert again.count("not measured") == 1
+
+
 def test_untrusted_environment_values_never_reach_the_readme():
     env = on("2.7.1", driver="25.3.RC1 | `@admin`\n| x", cann="8.3.RC1")
     text = WITH_REQ.replace("| 550.54 |\n", "| 550.54 |\nNotes: medians of 200 steps.\n")

@@ -669,3 +669,44 @@ def test_each_ranks_step_time_is_listed():
         "- `dit-1p`: s/step per rank: rank 0 0.2309, rank 1 0.2796 (the row has the slowest rank's)"
         in body
     )
+
+
+def _table_lines(text: str, sentence: str) -> range:
+    """The lines (1-based) of the table under ``sentence``, and the lines under it up to the next
+    blank line after a blank line (its notes)."""
+    lines = text.splitlines()
+    start = lines.index(sentence) + 1
+    end = start + 1
+    while end < len(lines) and lines[end].startswith("|"):
+        end += 1
+    while end < len(lines) and lines[end].strip():
+        end += 1
+    return range(start + 1, end + 2)
+
+
+NEW_ENV = {"mindspore": "2.7.1", "cann": "8.3.RC1", "driver": "25.3.RC1", "firmware": "7.8.0.2.212"}
+
+
+def test_the_local_loop_on_a_new_version_leaves_nothing_for_check_in_the_new_table(repo, capsys):
+    """Issue 23's local loop: two benchmarks on MindSpore 2.7.1 for a 2.3.1 table, one of which
+    could not time graph compile, then report --write: the new table's every cell is measured or
+    marked as not measured (the placeholder and a note under the table that says what it
+    means), and check finds nothing in it."""
+    write_result(result(environment=NEW_ENV, graph_compile_s=None), repo / "bench/dit-1p.json")
+    write_result(result(environment=NEW_ENV, **R8), repo / "bench/dit-8p.json")
+    argv = ["--results", str(repo / "bench"), "--config", str(repo / ".perfbot.yml"), "--write"]
+    assert report_main(argv) == 0
+    capsys.readouterr()
+    new = (repo / PATH).read_text()
+    sentence = "Experiments are tested on ascend 910* with mindspore 2.7.1 graph mode."
+    assert sentence in new
+    assert "| dit | 1 | 64 | 256x256 | OFF | O2 | - | 0.91 | 70.15 |" in new
+    assert "| dit | 8 | 64 | 256x256 | ON | O2 | 3~5 mins | 0.91 | 561.19 |" in new
+    note = next(ln for ln in new.splitlines() if "not measured" in ln)
+    assert note.startswith("`-`: not measured") and "2.7.1" in note
+    findings = check_source(Source.from_text(new, path=PATH)).findings
+    in_new = [f for f in findings if f.line in _table_lines(new, sentence)]
+    assert in_new == [], [f"{f.line}: {f.rule} {f.message}" for f in in_new]
+    # a second report changes nothing more (the rows are where they belong now)
+    assert report_main(argv) == 0
+    assert (repo / PATH).read_text() == new

@@ -401,6 +401,7 @@ def moved_row(ctx: Context, source: Source, table: Table, row: Row, rr: RowRefre
             new = measured[col.name]
         elif _is_result_column(ctx, col):
             new = filler
+            rr.unmeasured = filler
             if cell.text.strip() != filler:
                 blanked.append(col.text.strip() or f"column {col.index + 1}")
         else:

@@ -44,6 +44,9 @@ class RowRefresh:
     # moved rows and holds the insertions
     new_version: str | None = None
     new_row: str | None = None
+    # the placeholder ``new_row`` holds in the result cells the benchmark did not measure (None:
+    # every result cell of the new row was measured); the new table gets a note saying so
+    unmeasured: str | None = None
     proposal: TableProposal | None = None
     table: Table | None = field(default=None, repr=False, compare=False)
 

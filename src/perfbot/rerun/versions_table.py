@@ -26,6 +26,7 @@ from perfbot.fix import Edit, Fix
 from perfbot.model import Row, Table
 from perfbot.parse import canonical_sentence
 from perfbot.rerun.rows import RowRefresh, TableProposal, is_pynative
+from perfbot.rules.derived import not_measured_note, notes_below
 from perfbot.source import Source
 from perfbot.spec.versions import (
     Version,
@@ -257,8 +258,16 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
         ]
         here = [t for t in mine if any(t is s for s in section)]
         existing = here[0] if here else (mine[0] if len(mine) == 1 else None)
+        fillers = sorted({rr.unmeasured for rr in members if rr.unmeasured})
+        notes = [not_measured_note(f, version) for f in fillers]
         if existing is not None:
-            anchor, lines = _last_line(existing), new_rows
+            anchor, lines = _last_line(existing), list(new_rows)
+            said = notes_below(ctx, existing)
+            notes = [n for n in notes if n not in said]
+            if notes:  # under the rows added, apart from the text that follows the table
+                lines += ["", *notes]
+                if anchor < len(source.lines) and source.lines[anchor].strip():
+                    lines.append("")
             titles.setdefault(anchor, []).append(
                 f"add {len(new_rows)} row(s) to the MindSpore {version} table"
             )
@@ -275,6 +284,8 @@ def propose_tables(ctx: Context, source: Source, rows: Sequence[RowRefresh]) -> 
                 src_table.delimiter.raw,
                 *new_rows,
             ]
+            if notes:  # what the placeholders of cells nobody measured mean
+                lines += ["", *notes]
             if anchor < len(source.lines) and source.lines[anchor].strip():
                 lines.append("")  # text right under the table stays apart from the new one
             what = f"MindSpore {version}" + (f" {mode} mode" if mode else "")

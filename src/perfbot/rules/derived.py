@@ -236,7 +236,7 @@ class Counting:
     video: bool  # a video or multi-view table (weak evidence: several images per sample)
 
 
-def _notes_below(ctx: Context, table: Table) -> list[str]:
+def notes_below(ctx: Context, table: Table) -> list[str]:
     """The lines right under a table, up to the next heading, table or a few lines."""
     out: list[str] = []
     starts = ctx.memo.get("block-starts")
@@ -260,7 +260,7 @@ def _counting(ctx: Context, table: Table) -> Counting:
     found = ctx.memo.get(key)
     if isinstance(found, Counting):
         return found
-    notes = _notes_below(ctx, table)
+    notes = notes_below(ctx, table)
     # the table's own headings, not the document's title (`# Open-Sora: video generation` says
     # nothing about one table)
     title = next((h for h in ctx.doc.headings if h.level == 1), None)
@@ -650,6 +650,35 @@ def _samples(ctx: Context, table: Table, row: Row) -> bool:
     return False
 
 
+# A note under a table that says what a placeholder means there: "`-`: not measured on
+# MindSpore 2.7.1." (what `perfbot report` writes under a table of rows it moved to the version
+# it ran), "`N/A` = 未测试". The placeholder is quoted as code, so prose that happens to hold a
+# dash is not such a note.
+_NOT_MEASURED = re.compile(r"(?i)\bnot\s+(?:been\s+|yet\s+)?(?:measured|tested)\b|未测")
+_CODE_SPAN = re.compile(r"`([^`\n]{1,8})`")
+
+
+def not_measured_note(placeholder: str, version: str) -> str:
+    """The note under a table whose ``placeholder`` cells were not measured on ``version``."""
+    return f"`{placeholder}`: not measured on MindSpore {version}."
+
+
+def _declared_unmeasured(ctx: Context, table: Table) -> frozenset[str]:
+    """The placeholders a note under ``table`` declares as "not measured"."""
+    key = ("not-measured", table.index)
+    found = ctx.memo.get(key)
+    if isinstance(found, frozenset):
+        return found
+    out: set[str] = set()
+    for line in notes_below(ctx, table):
+        if _NOT_MEASURED.search(line):
+            spans = (m.group(1).strip() for m in _CODE_SPAN.finditer(line))
+            out.update(t for t in spans if PLACEHOLDER.match(t))
+    result = frozenset(out)
+    ctx.memo[key] = result
+    return result
+
+
 @rule("PB405", "missing-value", severity="warning", scope="performance")
 def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
     """A required column has an empty or placeholder cell (`-`, `N/A`, `N.A.`, `xx.xx`).
@@ -658,7 +687,9 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
     jit level and graph compile in a row measured in PyNative mode (its `mode` cell, or the
     sentence's mode), jit level on MindSpore older than 2.3, the resolution of a model that
     takes no images (text, audio), steps and scheduler in a stage that does not sample. perfbot
-    never asks for a value to be invented.
+    never asks for a value to be invented. Not missing either: a placeholder that a note under
+    the table declares as not measured, quoted as code (`` `-`: not measured on MindSpore
+    2.7.1. ``, which `perfbot report` writes under the rows it measured on a new version).
 
     Example:
         | dit | 1 | 64 | 256x256 | O2 | - | 0.89 | 71.91 |
@@ -682,6 +713,8 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
                     continue  # a stage that does not sample (a VAE, a mesh decoder)
                 if col.name == "resolution" and _NOT_APPLICABLE.match(cell.value.strip()):
                     continue  # a model that takes no images: `N/A` says so
+                if cell.value.strip() in _declared_unmeasured(ctx, table):
+                    continue  # the table says this placeholder is a cell nobody measured
                 yield Issue(
                     cell.line,
                     f"`{col.name}` has no value ({q(cell.value)}); the guide requires it",
