@@ -31,6 +31,25 @@ def display_path(path: str) -> str:
     return p
 
 
+_BACKTICKS = re.compile(r"`+")
+
+
+def code_span(t: str) -> str:
+    """``t`` as one CommonMark code span that shows exactly ``t``: fenced with more backticks
+    than its longest run of them, and padded with a space where a backtick or a space at an end
+    would join the fence or be stripped (CommonMark strips one space from each side when both
+    are there). An empty span is two spaces of code."""
+    longest = max((len(m) for m in _BACKTICKS.findall(t)), default=0)
+    fence = "`" * (longest + 1)
+    if not t:
+        pad = " "
+    elif not t.strip(" "):
+        pad = ""
+    else:
+        pad = " " if t.startswith(("`", " ")) or t.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
+
+
 _LOG_LINE = re.compile(r"(\r\n|\r|\n)")
 
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 
-from perfbot.display import no_command
+from perfbot.display import code_span, no_command
 
 __all__ = [
     "ZWJ",
@@ -117,18 +117,7 @@ def _escape_text(t: str, line_start: bool = True) -> str:
 
 
 def _code_span(t: str) -> str:
-    t = break_comments(t)
-    longest = max((len(m) for m in _BACKTICKS.findall(t)), default=0)
-    fence = "`" * (longest + 1)
-    # CommonMark strips one space from each side when both are there; a backtick at an end
-    # needs the space to not join the fence. An empty span is two spaces of code.
-    if not t:
-        pad = " "
-    elif not t.strip(" "):
-        pad = ""
-    else:
-        pad = " " if t.startswith(("`", " ")) or t.endswith(("`", " ")) else ""
-    return f"{fence}{pad}{t}{pad}{fence}"
+    return code_span(break_comments(t))
 
 
 def inert(s: object, *, code: bool = False, cell: bool = False, limit: int | None = None) -> str:

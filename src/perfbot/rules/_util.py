@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..display import code_span
 from ..fix import Applicability, Edit, Fix
 from ..model import Cell
 from ..parse import segments
@@ -80,7 +81,7 @@ def q(text: str) -> str:
     if not text:
         return "an empty cell"
     t = text if len(text) <= 60 else text[:57] + "..."
-    return f"`{t}`"
+    return code_span(t)
 
 
 def set_cell(cell: Cell, new: str, title: str, applicability: Applicability = "safe") -> Fix:

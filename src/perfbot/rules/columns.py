@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
+from ..display import code_span
 from ..fix import Edit, Fix
 from ..model import Cell, Table
 from ..spec import Resolved, header_parts
@@ -193,13 +194,15 @@ def column_order(ctx: Context, table: Table) -> Iterator[Issue]:
     ]
     note = ""
     if unplaced:
-        shown = ", ".join(f"`{t}`" for t in unplaced[:4]) + (" ..." if len(unplaced) > 4 else "")
+        shown = ", ".join(code_span(t) for t in unplaced[:4]) + (
+            " ..." if len(unplaced) > 4 else ""
+        )
         note = f" (this moves {shown}, which the guide does not place: an unsafe fix)"
         if fix is not None:
             fix = Fix(fix.title, fix.edits, "unsafe")
     yield Issue(
         table.header.line,
-        f"columns are not in the guide's order; expected `| {expected} |`{note}",
+        f"columns are not in the guide's order; expected {code_span(f'| {expected} |')}{note}",
         fix,
         # a reorder of the guide's columns concerns every row; where the repository's own columns
         # stand is its header's choice (a row added to such a table does not bring it up again)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..context import Context
+from ..display import code_span
 from ..suppress import UNUSED_DIRECTIVE, directives_of
 from .registry import Issue, resolve, rule
 
@@ -26,7 +27,7 @@ def unknown_directive_rule(ctx: Context) -> Iterator[Issue]:
     for line, name in directives_of(ctx, resolve).unknown:
         yield Issue(
             line,
-            f"`{name}` in this perfbot directive is not a rule (see `perfbot rules`); it is ignored",
+            f"{code_span(name)} in this perfbot directive is not a rule (see `perfbot rules`); it is ignored",
         )
 
 

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 from ..context import Context
+from ..display import code_span
 from ..fix import Edit, Fix
 from ..model import Cell, Row, Table
 from ..spec.versions import mindspore_versions, parse_version, same_driver, same_firmware
@@ -298,7 +299,7 @@ def unknown_mindspore(ctx: Context, table: Table) -> Iterator[Issue]:
                     )
                 else:
                     msg = (
-                        f"MindSpore `{i.found}` is not in perfbot's compatibility matrix, so the "
+                        f"MindSpore {code_span(i.found)} is not in perfbot's compatibility matrix, so the "
                         "row is not checked; add the combination under `matrix:` in .perfbot.yml "
                         "(`perfbot matrix` shows the known rows)"
                     )
