@@ -74,3 +74,26 @@ def test_no_false_short_log_note_under_model_fit_with_valid_frequency(tmp_path: 
     )
     assert r.status == "ok", r.message
     assert not any("the log ends at step" in n for n in r.notes)
+
+
+def test_an_unrecognised_log_quotes_its_last_line(tmp_path: Path) -> None:
+    """msrun 2.7.1 exits 0 when its workers cannot start: the worker logs hold only the error.
+    "Set log_format" alone sends the user after the wrong thing; the log's last line says what
+    happened."""
+    r = _run(
+        tmp_path,
+        """
+        print("loading the dataset")
+        print("python: can't open file '/w/train.py': [Errno 2] No such file or directory")
+        print("   ")
+        """,
+    )
+    assert r.status == "no_samples"
+    assert "its last line: `python: can't open file '/w/train.py'" in r.message
+    assert "set log_format" in r.message
+
+
+def test_an_empty_log_is_said_to_be_empty(tmp_path: Path) -> None:
+    r = _run(tmp_path, "pass\n")
+    assert r.status == "no_samples"
+    assert "the log is empty" in r.message and "set log_format" not in r.message

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from perfbot.runner.hints import LOSS_ONLY, msrun_refusal, scan_hints
+from perfbot.runner.hints import LOSS_ONLY, msrun_refusal, not_recognised, scan_hints
 from perfbot.runner.integrity import check_cv, check_wall, last_run, run_note
 from perfbot.runner.logs import LogFormatError, StepSample, read_log
 from perfbot.runner.measure import format_compile, format_number, img_per_s, measure
@@ -329,10 +329,8 @@ def _measure_log(
     fmt, samples = read.fmt, read.samples
     result.log_format = fmt
     if fmt is None:
-        if scan_hints(log_path).loss_lines:
-            result.message = LOSS_ONLY
-        else:
-            result.message = "the log format was not recognised; set log_format (or a regex)"
+        hints = scan_hints(log_path)
+        result.message = LOSS_ONLY if hints.loss_lines else not_recognised(hints)
         return
     result.notes.extend(read.notes)
     result.step_times = [StepTime(**_sample_dict(s)) for s in samples[:MAX_STEP_TIMES]]

@@ -8,9 +8,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from perfbot.display import code_span, printable
 from perfbot.runner.logs import blocks
 
-__all__ = ["LOSS_ONLY", "LogHints", "msrun_refusal", "rank_glob", "scan_hints"]
+__all__ = ["LOSS_ONLY", "LogHints", "msrun_refusal", "not_recognised", "rank_glob", "scan_hints"]
 
 # msrun: "Start worker process with rank id:0, log file:msrun_log/worker_0.log. Environment ..."
 _LOG_FILE_RE = re.compile(r"rank id:[ \t]*\d+, log file:[ \t]*([^\s,]{1,300}?)\.?(?=[\s,]|$)", re.M)
@@ -30,6 +31,27 @@ LOSS_ONLY = (
 class LogHints:
     rank_logs: list[str] = field(default_factory=list)  # as the console names them
     loss_lines: int = 0
+    last_line: str | None = None  # the log's last line that is not blank (None: all blank)
+
+
+LAST_LINE_CHARS = 120
+
+
+def not_recognised(hints: LogHints) -> str:
+    """The message for a log whose format was not recognised, with what the log holds: nothing,
+    or its last line (a worker that could not start says so there, even when msrun exits 0)."""
+    if hints.last_line is None:
+        return (
+            "the log is empty: the command wrote nothing there (did the training start? is "
+            "`log:` the file it writes?)"
+        )
+    last = hints.last_line
+    if len(last) > LAST_LINE_CHARS:
+        last = last[: LAST_LINE_CHARS - 3] + "..."
+    return (
+        f"the log format was not recognised (its last line: {code_span(printable(last))}); "
+        "if the training ran, set log_format (or a regex)"
+    )
 
 
 def scan_hints(path: Path) -> LogHints:
@@ -43,6 +65,9 @@ def scan_hints(path: Path) -> LogHints:
                         out.rank_logs.append(name)
             if "loss is " in block:
                 out.loss_lines += len(_LOSS_RE.findall(block))
+            tail = block.rstrip()
+            if tail:
+                out.last_line = tail[tail.rfind("\n") + 1 :].strip()
     except (OSError, ValueError):
         pass
     return out
