@@ -88,7 +88,15 @@ FILTER_MODES = ("added", "diff_context", "file")
 
 
 def _gate_options(p: argparse.ArgumentParser) -> None:
-    """Options that narrow `check` to new findings: a baseline, or the lines changed since a ref."""
+    """Options that narrow `check`: to the more severe findings, or to new ones (a baseline, or
+    the lines changed since a ref)."""
+    p.add_argument(
+        "--min-severity",
+        choices=FAIL_ON[:3],
+        default="info",
+        help="show only findings at or above this severity (`error`: the wrong numbers and "
+        "versions first); the summary says how many it left out (default: info, all)",
+    )
     p.add_argument(
         "--baseline",
         metavar="FILE",

@@ -609,7 +609,7 @@ class _Gate:
     def __init__(self, args: argparse.Namespace):
         self.args = args
         self.scope = self.mode = self.baseline = None
-        self.outside = 0
+        self.outside = self.below = 0
         if args.diff_base:
             from ..gitdiff import GitError, changed
             from ..hunks import FilterMode
@@ -630,6 +630,14 @@ class _Gate:
     def filter(self, r: FileResult) -> FileResult:
         from dataclasses import replace
 
+        from ..engine import at_or_above
+
+        level = self.args.min_severity
+        if level != "info":
+            shown = [f for f in r.findings if at_or_above(f.severity, level)]
+            self.below += len(r.findings) - len(shown)
+            if len(shown) != len(r.findings):
+                r = replace(r, findings=shown)
         if self.scope is not None and self.mode is not None:  # set together
             keep = [f for f in r.findings
                     if self.scope.keeps(self.mode, f.path, f.line, f.end_line)]  # fmt: skip
@@ -643,6 +651,8 @@ class _Gate:
     def notes(self) -> list[str]:
         a = self.args
         out = []
+        if self.below:
+            out.append(f"{PROG}: {self.below} finding(s) below {a.min_severity} not shown")
         if self.outside:
             out.append(
                 f"{PROG}: {self.outside} finding(s) outside the lines changed since "

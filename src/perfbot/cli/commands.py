@@ -121,7 +121,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     run = _Runner(args)
     if getattr(args, "explain_tables", False):
         return _explain_tables(run)
-    gate = _Gate(args) if (args.diff_base or args.baseline) else None
+    narrowed = args.diff_base or args.baseline or args.min_severity != "info"
+    gate = _Gate(args) if narrowed else None
     results = []
     fmt = args.format
     # a baseline or noqa run writes files from every whole result; any other run keeps only what
