@@ -25,7 +25,9 @@ def test_errors_only_shows_errors_and_says_what_it_left_out() -> None:
     assert f"{len(severities) - errors} finding(s) below error not shown" in p.stderr
     assert p.returncode == 1  # the errors still fail the run
 
-    w = run_perfbot(["check", BROKEN, "--min-severity", "warning", "--fail-on", "warning"], {}, ROOT)
+    w = run_perfbot(
+        ["check", BROKEN, "--min-severity", "warning", "--fail-on", "warning"], {}, ROOT
+    )
     assert " info PB" not in w.stdout and w.returncode == 1
 
 
