@@ -49,6 +49,16 @@ _HTML_BLOCK_6 = re.compile(
 )
 
 
+def line_comment(path: str, start: int, end: int, body: str) -> dict[str, object]:
+    """A review comment on lines ``start``..``end`` of ``path`` at the head (one line when they
+    are the same), in the shape the reviews API takes."""
+    c: dict[str, object] = {"path": path, "line": end, "side": "RIGHT"}
+    if start < end:
+        c.update(start_line=start, start_side="RIGHT")
+    c["body"] = body
+    return c
+
+
 def suggestion_block(text: str) -> str:
     """A GitHub ```suggestion block that replaces the commented lines with ``text``.
 

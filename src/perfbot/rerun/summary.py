@@ -23,7 +23,7 @@ from perfbot.config import Config, RerunConfig
 from perfbot.fix import Fix, replacement
 from perfbot.github import markers
 from perfbot.github.markdown import block, code, message
-from perfbot.github.suggest import MAX_BODY, clamp_body, suggestion_block
+from perfbot.github.suggest import MAX_BODY, clamp_body, line_comment, suggestion_block
 from perfbot.hunks import Hunk, can_suggest
 from perfbot.rerun.refresh import RowRefresh, apply_refreshes, proposals, refresh
 from perfbot.rerun.rows import TableProposal
@@ -181,11 +181,7 @@ def suggestion_comment(rr: RowRefresh, source: Source, rerun: RerunConfig) -> di
         f"{head}{' ' + ' '.join(flags) if flags else ''}\n\n"
         f"{_measured_line(rr.result)}.\n\n{suggestion_block(text)}\n{MARKER}"
     )
-    comment: dict = {"path": rr.readme, "line": end, "side": "RIGHT", "body": body}
-    if start != end:
-        comment["start_line"] = start
-        comment["start_side"] = "RIGHT"
-    return comment
+    return line_comment(rr.readme, start, end, body)
 
 
 def proposal_comment(source: Source, fix: Fix, proposal: TableProposal) -> dict:
@@ -199,11 +195,7 @@ def proposal_comment(source: Source, fix: Fix, proposal: TableProposal) -> dict:
         "instead of over the old version's.\n\n"
         f"{suggestion_block(text)}\n{MARKER}"
     )
-    comment: dict = {"path": source.path, "line": end, "side": "RIGHT", "body": body}
-    if start != end:
-        comment["start_line"] = start
-        comment["start_side"] = "RIGHT"
-    return comment
+    return line_comment(source.path, start, end, body)
 
 
 def _diff(source: Source, fix: Fix) -> list[str]:

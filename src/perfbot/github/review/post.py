@@ -29,6 +29,7 @@ from ..markers import (
     parse_rerun,
     split_header,
 )
+from ..suggest import line_comment
 from .plan import _SEVERITY_ORDER, Item, Outcome, Plan
 from .render import comment_body, item_block, resolved_body, review_body, summary_comment
 
@@ -391,11 +392,7 @@ class Publisher(Writer):
             for it in items:
                 assert it.anchor is not None
                 a, b = it.anchor
-                c: dict[str, Any] = {"path": it.path, "line": b, "side": "RIGHT"}
-                if a < b:
-                    c.update(start_line=a, start_side="RIGHT")
-                c["body"] = comment_body(it)
-                out.append(c)
+                out.append(line_comment(it.path, a, b, comment_body(it)))
             return out
 
         def ours(rv: dict[str, Any]) -> bool:
