@@ -602,9 +602,9 @@ def _map_checks(jobs: list, func: Any = _check_one) -> Iterator:
 
 
 class _Gate:
-    """--diff-base and --baseline, applied file by file (so text output can still stream): the
-    diff and the baseline are read before any file is checked; a bad ref or baseline is a usage
-    error."""
+    """--min-severity, --diff-base and --baseline, applied file by file (so text output can still
+    stream): the diff and the baseline are read before any file is checked; a bad ref or
+    baseline is a usage error."""
 
     def __init__(self, args: argparse.Namespace):
         self.args = args
