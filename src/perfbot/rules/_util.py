@@ -8,6 +8,7 @@ from ..display import code_span
 from ..fix import Applicability, Edit, Fix
 from ..model import Cell
 from ..parse import segments
+from ..spec.forms import PLACEHOLDER
 from ..spec.versions import mindspore_versions, normalize_mindspore
 
 if TYPE_CHECKING:
@@ -55,23 +56,38 @@ def _measured_before(ctx: Context, table: Table, since: tuple[int, ...]) -> bool
     return bool(keys) and len(keys) == len(texts) and all(k < since[:2] for k in keys)
 
 
+def _samples(ctx: Context, table: Table, row: Row) -> bool:
+    """The row samples: a sampling cell of it (columns.yaml `inference_columns`: scheduler,
+    steps) holds a value, not a placeholder."""
+    for name in ctx.spec.inference_columns:
+        cell = ctx.cell(row, ctx.column(table, name))
+        if cell is not None and not PLACEHOLDER.match(cell.value.strip()):
+            return True
+    return False
+
+
 def not_applicable(ctx: Context, table: Table, row: Row | None = None) -> frozenset[str]:
     """The required columns that cannot exist for ``row`` (or, without a row, for every row of
     ``table``): the columns a PyNative run does not have, and those of a MindSpore older than
     the column (columns.yaml `modes`, `since`: jit level and graph compile are graph mode's, jit
-    level exists from 2.3 on). perfbot does not ask for them, and `N/A`, `-` or `/` is their
-    right value."""
+    level exists from 2.3 on); and the sampling columns (scheduler, steps) of a stage that does
+    not sample, which its own sampling cells say (a VAE, a mesh decoder: every one of them a
+    placeholder; a table with no sampling column says nothing). perfbot does not ask for them,
+    and `N/A`, `-` or `/` is their right value."""
     key = ("not-applicable", table.index, row.line if row is not None else None)
     found = ctx.memo.get(key)
     if found is None:
         columns = ctx.spec.performance.columns.values()
         rows = [row] if row is not None else list(table.rows)
         if rows and all(row_mode(ctx, table, r) == "pynative" for r in rows):
-            found = frozenset(c.name for c in columns if c.modes and "pynative" not in c.modes)
+            out = {c.name for c in columns if c.modes and "pynative" not in c.modes}
         else:
-            found = frozenset(
-                c.name for c in columns if c.since and _measured_before(ctx, table, c.since)
-            )
+            out = {c.name for c in columns if c.since and _measured_before(ctx, table, c.since)}
+        sampling = ctx.spec.inference_columns
+        says = any(ctx.column(table, name) is not None for name in sampling)
+        if rows and says and not any(_samples(ctx, table, r) for r in rows):
+            out |= sampling
+        found = frozenset(out)
         ctx.memo[key] = found
     return found  # type: ignore[return-value]
 

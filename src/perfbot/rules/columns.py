@@ -88,7 +88,8 @@ def missing_column(ctx: Context, table: Table) -> Iterator[Issue]:
 
     Not asked for: jit level and graph compile in a table measured in PyNative mode (its
     sentence, or a `mode` column that says `pynative` on every row), jit level in a table
-    measured on MindSpore older than 2.3 (jit levels came with 2.3).
+    measured on MindSpore older than 2.3 (jit levels came with 2.3), scheduler and steps in a
+    stage that does not sample (its `steps` or `scheduler` column `N/A` on every row).
 
     Example:
         | model name | cards | batch size | resolution | s/step | img/s |

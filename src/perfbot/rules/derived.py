@@ -636,18 +636,8 @@ def step_time_invalid(ctx: Context, table: Table) -> Iterator[Issue]:
             )
 
 
-_SAMPLING = ("steps", "scheduler")
 # "there is no such value" (not "to be filled in", as an empty cell, `xx.xx` or `TBD` say)
 _NOT_APPLICABLE = re.compile(r"^(?:-+|—|–|/|n[/.]?a\.?)$", re.I)
-
-
-def _samples(ctx: Context, table: Table, row: Row) -> bool:
-    """The row samples: it has a scheduler or a number of steps (not both missing)."""
-    for name in _SAMPLING:
-        cell = ctx.cell(row, ctx.column(table, name))
-        if cell is not None and not PLACEHOLDER.match(cell.value.strip()):
-            return True
-    return False
 
 
 # A note under a table that says what a placeholder means there: "`-`: not measured on
@@ -708,9 +698,7 @@ def missing_value(ctx: Context, table: Table) -> Iterator[Issue]:
             cell = cells[col.index]
             if placeholder(cell.value.strip()):
                 if col.name in not_applicable(ctx, table, row):
-                    continue  # no jit level in PyNative mode or before MindSpore 2.3
-                if col.name in _SAMPLING and not _samples(ctx, table, row):
-                    continue  # a stage that does not sample (a VAE, a mesh decoder)
+                    continue  # PyNative, before MindSpore 2.3, a stage that does not sample
                 if col.name == "resolution" and _NOT_APPLICABLE.match(cell.value.strip()):
                     continue  # a model that takes no images: `N/A` says so
                 if cell.value.strip() in _declared_unmeasured(ctx, table):
